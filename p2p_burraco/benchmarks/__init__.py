@@ -1,0 +1,1 @@
+"""Benchmarks behind `p2p-burraco bench`: each prints its figures."""

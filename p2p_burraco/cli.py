@@ -1,0 +1,56 @@
+"""`p2p-burraco` command line: argument parsing only; each command lives in commands/.
+
+Every command module exposes `HELP: str`, `add_arguments(parser)` and `run(args) -> int`,
+and imports its heavy dependencies (Twisted, prompt-toolkit, crypto) inside `run`, so that
+`p2p-burraco rules` starts instantly and layers stay separate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Sequence
+
+COMMANDS: tuple[str, ...] = (
+    "play", "host", "join", "selfplay", "rules", "verify", "bench",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="p2p-burraco",
+        description="Burraco and Briscola among friends, dealt fairly with no trusted dealer.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        module_name = f"p2p_burraco.commands.{name}"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:  # a command not built yet in this checkout
+            if exc.name == module_name:
+                continue
+            raise
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP)
+        module.add_arguments(p)
+        p.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "_run", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except (ValueError, OSError) as exc:  # bad input: a clear message, no traceback
+        print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

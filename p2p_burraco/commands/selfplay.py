@@ -1,0 +1,77 @@
+"""`p2p-burraco selfplay`: whole hands between in-process bots, with conservation checks."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+HELP = "play whole hands between bots in one process and print the scores"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
+    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--hands", type=int, default=1, help="hands to play (fewer if the match ends)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bots", default="greedy,random",
+                   help="comma-separated strategies, cycled over the seats")
+    p.add_argument("--target", type=int, default=None, help="match target (default: the rule set's)")
+    p.add_argument("--match", dest="match_kind", default=None, choices=("punti", "smazzate"),
+                   help="Briscola: match by points or by number of hands")
+    p.add_argument("--fair", action="store_true",
+                   help="deal every hand through the full fair-deal protocol")
+    p.add_argument("--record", default=None, metavar="DIR",
+                   help="with --fair: write one transcript per hand into DIR")
+    p.add_argument("--quiet", action="store_true", help="print only the match total")
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..games.base import HandResult, HandState
+    from ..selfplay import SelfplayConfig, run_selfplay
+
+    players = args.players or (4 if args.game == "burraco" else 2)
+    options: dict[str, object] = {}
+    if args.match_kind is not None:
+        if args.game != "briscola":
+            raise ValueError("--match applies to Briscola only")
+        options["match_kind"] = args.match_kind
+    if args.record and not args.fair:
+        raise ValueError("--record needs --fair (only fair-dealt hands have transcripts)")
+    cfg = SelfplayConfig(game=args.game, variant=args.variant, players=players,
+                         hands=args.hands, seed=args.seed,
+                         bots=[b.strip() for b in args.bots.split(",") if b.strip()],
+                         target=args.target, options=options)
+
+    def report(hand_no: int, state: HandState, result: HandResult) -> None:
+        if args.quiet:
+            return
+        print(f"— hand {hand_no + 1} ({result.reason}) —")
+        for side, pts, lines in zip(result.sides, result.points, result.breakdown):
+            who = "+".join(f"seat {s}" for s in side)
+            detail = ", ".join(f"{ln.label} {ln.points:+d}" for ln in lines)
+            print(f"  {who}: {pts:+d}   [{detail}]")
+
+    if args.fair:
+        from ..table.inprocess import run_fair_selfplay
+        match, results = run_fair_selfplay(cfg, record_dir=args.record, report=report)
+    else:
+        match, results = run_selfplay(cfg, report=report)
+    standings = match.standings()
+    print(f"match after {len(results)} hand(s): {format_standings(standings)}")
+    sys.stdout.flush()
+    return 0
+
+
+def format_standings(standings: dict[str, object]) -> str:
+    """One line: side totals, target and the winner if the match is over."""
+    sides = standings.get("sides", [])
+    totals = standings.get("totals", [])
+    parts = [f"{'+'.join('seat ' + str(s) for s in side)} {total}"  # type: ignore[union-attr]
+             for side, total in zip(sides, totals)]  # type: ignore[call-overload]
+    line = " | ".join(parts)
+    if standings.get("target") is not None:
+        line += f"  (target {standings['target']})"
+    if standings.get("winner") is not None:
+        line += f"  winner: {standings['winner']}"
+    return line

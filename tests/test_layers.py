@@ -1,0 +1,33 @@
+"""Layer rule: the pure layers load neither Twisted nor prompt-toolkit (architecture.md)."""
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("module", [
+    "p2p_burraco.games", "p2p_burraco.games.cards", "p2p_burraco.games.burraco",
+    "p2p_burraco.games.briscola", "p2p_burraco.fairdeal", "p2p_burraco.wire",
+])
+def test_pure_layers_load_no_twisted_or_prompt_toolkit(module: str) -> None:
+    code = (
+        "import sys, importlib; importlib.import_module(%r); "
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('twisted', 'prompt_toolkit')]; "
+        "print(','.join(bad)); sys.exit(1 if bad else 0)" % module
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, f"{module} loaded: {proc.stdout.strip()} {proc.stderr[-500:]}"
+
+
+@pytest.mark.parametrize("module", ["p2p_burraco.games.burraco", "p2p_burraco.games.briscola",
+                                    "p2p_burraco.games.cards", "p2p_burraco.games.base"])
+def test_games_use_only_the_standard_library(module: str) -> None:
+    code = (
+        "import sys, importlib; before = set(sys.modules); importlib.import_module(%r); "
+        "third = sorted({m.split('.')[0] for m in set(sys.modules) - before} - "
+        "set(sys.stdlib_module_names) - {'p2p_burraco'}); print(third); sys.exit(1 if third else 0)"
+        % module
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-500:]
