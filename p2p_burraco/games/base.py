@@ -175,6 +175,10 @@ class HandState(Protocol):
         """Do the action or raise RuleViolation, leaving the state untouched."""
         ...
 
+    def copy(self) -> "HandState":
+        """An independent copy (the console stages a turn on it; bots look ahead on it)."""
+        ...
+
     # --- views and end ---------------------------------------------------------------
     def player_view(self, seat: Seat) -> dict[str, WireValue]:
         """What `seat` may see (msgpack-safe)."""
