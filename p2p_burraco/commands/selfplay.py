@@ -36,10 +36,14 @@ def run(args: argparse.Namespace) -> int:
         if args.game != "briscola":
             raise ValueError("--match applies to Briscola only")
         options["match_kind"] = args.match_kind
+    if args.game == "briscola":
+        options["hands"] = args.hands  # the match's smazzate: best of K, or K to add up
     if args.record and not args.fair:
         raise ValueError("--record needs --fair (only fair-dealt hands have transcripts)")
+    # Room for Briscola's knock-out play-offs: the harness stops when the match is over.
+    max_hands = args.hands + (3 if args.game == "briscola" else 0)
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=players,
-                         hands=args.hands, seed=args.seed,
+                         hands=max_hands, seed=args.seed,
                          bots=[b.strip() for b in args.bots.split(",") if b.strip()],
                          target=args.target, options=options)
 
@@ -74,4 +78,8 @@ def format_standings(standings: dict[str, object]) -> str:
         line += f"  (target {standings['target']})"
     if standings.get("winner") is not None:
         line += f"  winner: {standings['winner']}"
+    elif standings.get("over"):
+        line += "  tie"
+    if standings.get("decided_by"):
+        line += f"  (decided by: {standings['decided_by']})"
     return line

@@ -1,0 +1,336 @@
+"""The heuristic Briscola bot: card counting, trump management, and an exact endgame.
+
+How it thinks, in the order a club player would:
+
+- **Counting.** Every card played is public; what the seat has not seen (`_seen.unseen_ids`)
+  is spread over the other hands and the stock. From that it estimates the chance that a
+  later player holds a card taking the trick (a hypergeometric "at least one of k").
+- **Following** (a trick is on the table). Each card of the hand is weighed by what the trick
+  would then be worth to the side (the engine says who would be taking it,
+  `winning_seat_if`), discounted by the chance a later opponent takes it back or a later
+  partner saves it, minus what the card is worth *kept*: a briscola is a future trick, a
+  carico (asso, tre) is points to protect. So a liscio trick is let go with a liscio, a
+  loaded one is taken — with the cheapest card of the suit if possible (the asso "strozza"
+  a lone figure), else with the lowest briscola; a partner's safe trick gets loaded.
+- **Leading.** The card that gives the least away: a low liscio of a plain suit, never a
+  carico while briscole are still out, figures before briscole.
+- **Endgame.** When what is left is small, it stops guessing and searches: head to head with
+  at most two cards to draw it enumerates every way the unseen cards can lie (opponent's hand,
+  last stock card) and plays every line out exactly; in pairs with the stock spent it samples
+  deals of the unseen cards consistent with the hand sizes. Trick resolution and card points
+  come from the engine's `faces` module; the search only models the draw order (the winner
+  first, the face-up briscola last) to look ahead.
+
+It reads cards only through `_seen` (what its seat is entitled to know), every candidate is one
+of the engine's legal plays, and all randomness is its own `rng` (the deal samples).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..games.base import Action, HandState, Seat
+from ..games.briscola import BriscolaHand, Play, beats, card_points, side_of, strength
+from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS
+from ..games.cards import Card, CardId, Suit
+from ._seen import seen_id, unseen_ids
+
+# Value of a card kept for later, in card points: what spending it now gives up.
+_TRUMP_KEEP_BASE = 3.0      # any briscola is a future trick
+_TRUMP_KEEP_PER_STRENGTH = 0.7
+_PLAIN_KEEP_PER_STRENGTH = 0.15
+# Search settings.
+_EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
+_PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
+_WIN_BONUS = 40              # a won smazzata is worth more than its points
+
+
+@dataclass
+class _Table:
+    """The facts one seat has, read once per decision."""
+
+    state: BriscolaHand
+    seat: Seat
+    n: int
+    trump: Suit
+    trick: list[tuple[Seat, CardId]]
+    unseen: list[CardId]
+    known_in_hand: dict[Seat, list[CardId]]     # cards of other hands this seat may see
+    unknown_count: dict[Seat, int]              # hidden cards in each other hand
+    points: list[int]
+
+    def card(self, cid: CardId) -> Card:
+        return self.state.deck[cid]
+
+    def p_holds(self, other: Seat, wanted: Sequence[CardId]) -> float:
+        """Chance that `other` holds at least one of `wanted` (ids of unseen cards or of
+        cards known to be in its hand)."""
+        if any(c in self.known_in_hand[other] for c in wanted):
+            return 1.0
+        k = sum(1 for c in wanted if c in self._unseen_set)
+        h = self.unknown_count[other]
+        u = len(self.unseen)
+        if k == 0 or h == 0 or u == 0:
+            return 0.0
+        if u - k < h:
+            return 1.0
+        return 1.0 - math.comb(u - k, h) / math.comb(u, h)
+
+    def __post_init__(self) -> None:
+        self._unseen_set = frozenset(self.unseen)
+
+    def beaters(self, best: Card, among: Sequence[CardId]) -> list[CardId]:
+        return [c for c in among if beats(self.card(c), best, self.trump)]
+
+
+class HeuristicBot:
+    """Counts cards, manages briscole, and searches the endgame (see the module doc)."""
+
+    name = "heuristic"
+
+    def __init__(self, rng: random.Random, samples: int = _PAIRS_SAMPLES) -> None:
+        self.rng = rng
+        self.samples = samples
+
+    # --- entry -------------------------------------------------------------------------
+    def choose(self, state: HandState, seat: Seat) -> Action:
+        if not isinstance(state, BriscolaHand):
+            raise TypeError("the Briscola heuristic bot plays Briscola only")
+        plays = [a for a in state.legal_actions(seat) if isinstance(a, Play)]
+        if not plays:
+            raise RuntimeError(f"seat {seat} has no legal play in phase {state.phase}")
+        if len(plays) == 1:
+            return plays[0]
+        table = self._read(state, seat)
+        stock = state.stock_count
+        if table.n == 2 and stock <= _EXACT_2P_STOCK:
+            return self._search_choice(table, plays, self._exact_deals(table))
+        if table.n == 4 and stock == 0:
+            return self._search_choice(table, plays, self._sampled_deals(table))
+        scored = [(self._score(table, a), -i, a) for i, a in enumerate(plays)]
+        return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+    def _read(self, state: BriscolaHand, seat: Seat) -> _Table:
+        trump = state.trump_suit
+        if trump is None:
+            raise RuntimeError("the briscola has not been shown to this replica yet")
+        trick: list[tuple[Seat, CardId]] = []
+        for s, p in state.current_trick():
+            cid = seen_id(state, seat, p)
+            if cid is None:
+                raise RuntimeError(f"a card on the table (position {p}) is not known here")
+            trick.append((s, cid))
+        known: dict[Seat, list[CardId]] = {}
+        unknown: dict[Seat, int] = {}
+        for s in range(state.n_seats):
+            if s == seat:
+                continue
+            ids = [seen_id(state, seat, p) for p in state.hand(s)]
+            known[s] = [c for c in ids if c is not None]
+            unknown[s] = sum(1 for c in ids if c is None)
+        return _Table(state, seat, state.n_seats, trump, trick, unseen_ids(state, seat),
+                      known, unknown, [state.side_points(0), state.side_points(1)])
+
+    # --- heuristic ---------------------------------------------------------------------
+    def _keep(self, table: _Table, card: Card) -> float:
+        """What a card is worth kept in hand rather than played now."""
+        if card.suit == table.trump:
+            return _TRUMP_KEEP_BASE + _TRUMP_KEEP_PER_STRENGTH * strength(card)
+        return _PLAIN_KEEP_PER_STRENGTH * strength(card)
+
+    def _score(self, table: _Table, play: Play) -> float:
+        state, seat, n = table.state, table.seat, table.n
+        card = table.card(play.card)
+        me = side_of(seat)
+        if not table.trick:
+            return self._lead_score(table, card) - self._keep(table, card)
+        on_table = sum(card_points(table.card(c)) for _, c in table.trick) + card_points(card)
+        taker = state.winning_seat_if(play.pos)
+        best = table.card(play.card if taker == seat else
+                          next(c for s, c in table.trick if s == taker))
+        later = [(seat + i) % n for i in range(1, n - len(table.trick))]
+        if side_of(taker) == me:
+            p_lost = _p_any(table.p_holds(s, table.beaters(best, table.unseen +
+                                                           table.known_in_hand[s]))
+                            for s in later if side_of(s) != me)
+            value = on_table * (1 - 2 * p_lost)
+        else:
+            p_saved = _p_any(table.p_holds(s, table.beaters(best, table.unseen +
+                                                            table.known_in_hand[s]))
+                             for s in later if side_of(s) == me)
+            value = -on_table * (1 - 2 * p_saved)
+        return value - self._keep(table, card)
+
+    def _lead_score(self, table: _Table, card: Card) -> float:
+        """Expected points of leading `card`: taken back by a beater the opponents may hold
+        (plus the carico they can 'strozzare' it with), or kept by the side."""
+        me = side_of(table.seat)
+        opponents = [s for s in range(table.n) if side_of(s) != me]
+        p_beaten = _p_any(
+            table.p_holds(s, table.beaters(card, table.unseen + table.known_in_hand[s]))
+            for s in opponents)
+        hidden_opp = sum(table.unknown_count[s] for s in opponents)
+        u = max(1, len(table.unseen))
+        gift = 0.0
+        for c in table.unseen:
+            other = table.card(c)
+            if other.suit == card.suit and beats(other, card, table.trump):
+                gift += card_points(other) * min(1.0, hidden_opp / u)
+        return card_points(card) * (1 - 2 * p_beaten) - gift
+
+    # --- endgame search ----------------------------------------------------------------
+    def _exact_deals(self, table: _Table) -> list[tuple[list[list[CardId]], list[CardId]]]:
+        """Every lie of the unseen cards, head to head: which go to the opponent's hand,
+        in what order the hidden stock cards come. Each deal is (hands, stock draw order)."""
+        state, seat = table.state, table.seat
+        opp = 1 - seat
+        stock_hidden = state.stock_count - (0 if self._trump_drawn(state) else 1)
+        deals = []
+        need = table.unknown_count[opp]
+        for chosen in itertools.combinations(table.unseen, need):
+            rest = [c for c in table.unseen if c not in chosen]
+            for order in itertools.permutations(rest, stock_hidden):
+                deals.append(self._deal(table, {opp: list(chosen)}, list(order)))
+        return deals
+
+    def _sampled_deals(self, table: _Table) -> list[tuple[list[list[CardId]], list[CardId]]]:
+        """Random deals of the unseen cards over the hidden hand slots (stock spent)."""
+        deals = []
+        for _ in range(self.samples):
+            pool = list(table.unseen)
+            self.rng.shuffle(pool)
+            give: dict[Seat, list[CardId]] = {}
+            for s, k in sorted(table.unknown_count.items()):
+                give[s], pool = pool[:k], pool[k:]
+            deals.append(self._deal(table, give, []))
+        return deals
+
+    @staticmethod
+    def _trump_drawn(state: BriscolaHand) -> bool:
+        return not any(place == "trump" for place, _ in state.physical_locations())
+
+    def _deal(self, table: _Table, give: dict[Seat, list[CardId]], stock_order: list[CardId]
+              ) -> tuple[list[list[CardId]], list[CardId]]:
+        state, seat = table.state, table.seat
+        hands: list[list[CardId]] = []
+        for s in range(table.n):
+            if s == seat:
+                ids = [seen_id(state, seat, p) for p in state.hand(s)]
+                hands.append([c for c in ids if c is not None])
+            else:
+                hands.append(list(table.known_in_hand[s]) + give.get(s, []))
+        stock = list(stock_order)
+        if not self._trump_drawn(state):
+            trump_id = seen_id(state, seat, state.trump_pos)
+            assert trump_id is not None
+            stock.append(trump_id)
+        return hands, stock
+
+    def _search_choice(self, table: _Table, plays: list[Play],
+                       deals: list[tuple[list[list[CardId]], list[CardId]]]) -> Play:
+        totals = [0.0] * len(plays)
+        search = _Search(table)
+        for hands, stock in deals:
+            for i, play in enumerate(plays):
+                totals[i] += search.after_play(hands, stock, play.card)
+        best = max(range(len(plays)), key=lambda i: (totals[i], -i))
+        return plays[best]
+
+
+def _p_any(ps: Iterable[float]) -> float:
+    """Chance that at least one of independent events happens."""
+    miss = 1.0
+    for p in ps:
+        miss *= 1.0 - p
+    return 1.0 - miss
+
+
+class _Search:
+    """Perfect-information alpha-beta over one deal of the remaining cards.
+
+    The value is the searching side's margin at the end of the smazzata (its points minus
+    the opponents'), plus a bonus for winning it. Uses the engine's `beats` and
+    `card_points`; models drawing (winner first, in play order, briscola last) and the
+    vinco-subito stop."""
+
+    def __init__(self, table: _Table) -> None:
+        self.n = table.n
+        self.me = side_of(table.seat)
+        self.seat = table.seat
+        self.trump = table.trump
+        deck = table.state.deck
+        self.card = [deck[c] for c in range(len(deck))]
+        self.pts = [card_points(c) for c in self.card]
+        self.trick = list(table.trick)
+        self.points = tuple(table.points)
+        stop = table.state.stop_at
+        self.stop_at = None if stop is None else tuple(stop)
+
+    def after_play(self, hands: list[list[CardId]], stock: list[CardId], cid: CardId) -> float:
+        """Value for the searching side if its seat plays `cid` now in this deal."""
+        hands = [list(h) for h in hands]
+        hands[self.seat].remove(cid)
+        return self._after(hands, list(stock), self.trick + [(self.seat, cid)], self.seat,
+                           self.points, -math.inf, math.inf)
+
+    def _after(self, hands: list[list[CardId]], stock: list[CardId],
+               trick: list[tuple[Seat, CardId]], last: Seat, points: tuple[int, ...],
+               alpha: float, beta: float) -> float:
+        if len(trick) < self.n:
+            return self._node(hands, stock, trick, (last + 1) % self.n, points, alpha, beta)
+        best = 0
+        for i in range(1, len(trick)):
+            if beats(self.card[trick[i][1]], self.card[trick[best][1]], self.trump):
+                best = i
+        winner = trick[best][0]
+        side = side_of(winner)
+        gained = sum(self.pts[c] for _, c in trick)
+        pts = list(points)
+        pts[side] += gained
+        if self.stop_at is not None and pts[side] >= self.stop_at[side]:
+            return self._final(pts, stopped_by=side)
+        if stock:
+            hands = [list(h) for h in hands]
+            stock = list(stock)
+            for k in range(self.n):
+                if stock:
+                    hands[(winner + k) % self.n].append(stock.pop(0))
+        if not any(hands):
+            return self._final(pts, stopped_by=None)
+        return self._node(hands, stock, [], winner, tuple(pts), alpha, beta)
+
+    def _node(self, hands: list[list[CardId]], stock: list[CardId],
+              trick: list[tuple[Seat, CardId]], seat: Seat, points: tuple[int, ...],
+              alpha: float, beta: float) -> float:
+        maximize = side_of(seat) == self.me
+        hand = hands[seat]
+        value = -math.inf if maximize else math.inf
+        for cid in hand:
+            rest = [c for c in hand if c != cid]
+            child = hands[:seat] + [rest] + hands[seat + 1:]
+            v = self._after(child, stock, trick + [(seat, cid)], seat, points, alpha, beta)
+            if maximize:
+                value = max(value, v)
+                alpha = max(alpha, v)
+            else:
+                value = min(value, v)
+                beta = min(beta, v)
+            if alpha >= beta:
+                break
+        return value
+
+    def _final(self, pts: list[int], stopped_by: int | None) -> float:
+        mine, theirs = pts[self.me], pts[1 - self.me]
+        margin = float(mine - theirs)
+        if stopped_by is not None:
+            won = stopped_by == self.me
+            return margin + (_WIN_BONUS if won else -_WIN_BONUS)
+        if mine >= WINNING_POINTS:
+            return margin + _WIN_BONUS
+        if mine * 2 < TOTAL_POINTS:
+            return margin - _WIN_BONUS
+        return margin

@@ -1,0 +1,111 @@
+"""Greedy Burraco bot: takes the pile when it can meld from it, melds and attaches the most
+points first, discards the least useful card, closes whenever the engine allows it.
+
+It only reads what its seat may know (its replica's view, its own cards) and only plays
+actions the engine offers in `legal_actions`; it never re-implements a rule.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import islice
+
+from ..games.base import Action, HandState, Seat
+from ..games.cards import Card, DeckKind, make_deck
+
+_FACES = make_deck(DeckKind.FRENCH_162).cards
+MAX_CANDIDATES = 400
+
+
+def _face(cid: int) -> Card:
+    return _FACES[cid]
+
+
+def _is_wild(c: Card) -> bool:
+    return c.rank in (0, 2)
+
+
+def _value(c: Card) -> int:
+    if c.rank == 0:
+        return 30
+    if c.rank == 2:
+        return 20
+    if c.rank == 1:
+        return 15
+    return 10 if c.rank >= 8 else 5
+
+
+class GreedyBot:
+    """See the module docstring. `rng` breaks ties, so two bots with different seeds differ."""
+
+    name = "greedy"
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+
+    def choose(self, state: HandState, seat: Seat) -> Action:
+        actions = list(islice(state.legal_actions(seat), MAX_CANDIDATES))
+        if not actions:
+            raise RuntimeError(f"seat {seat} has no legal action in phase {state.phase}")
+        by_kind: dict[str, list[Action]] = {}
+        for a in actions:
+            by_kind.setdefault(a.kind, []).append(a)
+        if state.phase == "draw":
+            return self._draw_or_take(state, seat, by_kind)
+        plays = by_kind.get("meld", []) + by_kind.get("attach", [])
+        if plays:
+            return max(plays, key=lambda a: (self._play_value(a), self.rng.random()))
+        discards = by_kind.get("discard", [])
+        if discards:
+            return self._discard(state, seat, discards)
+        return self.rng.choice(actions)
+
+    def _play_value(self, action: Action) -> int:
+        refs = action.shown()
+        faces = [_face(cid) for _, cid in refs]
+        value = sum(_value(c) for c in faces)
+        wilds = sum(1 for c in faces if _is_wild(c))
+        # keep wild cards for when they are needed: a play of naturals scores higher
+        return value * 2 - wilds * 25 + len(faces)
+
+    def _draw_or_take(self, state: HandState, seat: Seat, by_kind: dict[str, list[Action]]
+                      ) -> Action:
+        takes = by_kind.get("take", []) + by_kind.get("take_top", [])
+        draws = by_kind.get("draw", [])
+        for take in takes:
+            if getattr(take, "opening", ()):
+                return take
+            trial = state.copy()
+            pile = [p for p, _ in state.player_view(seat).get("pile", [])]  # type: ignore[misc]
+            trial.apply(seat, take)
+            for a in islice(trial.legal_actions(seat), MAX_CANDIDATES):
+                if a.kind in ("meld", "attach") and any(p in pile for p, _ in a.shown()):
+                    return take
+        if draws:
+            return draws[0]
+        return takes[0]
+
+    def _discard(self, state: HandState, seat: Seat, discards: list[Action]) -> Action:
+        hand = [(p, _face(c)) for p, c in ((p, state.card_at(p)) for p, _ in
+                (tuple(x) for x in state.player_view(seat)["hand"]))  # type: ignore[union-attr]
+                if c is not None]
+        faces = [c for _, c in hand]
+
+        def usefulness(a: Action) -> tuple[float, float]:
+            (ref,) = a.shown()
+            c = _face(ref[1])
+            if _is_wild(c):
+                return (100.0, 0.0)
+            score = 0.0
+            for o in faces:
+                if o is c:
+                    continue
+                if _is_wild(o):
+                    continue
+                if o.rank == c.rank:
+                    score += 2.0
+                elif o.suit is c.suit and abs(o.rank - c.rank) <= 2:
+                    score += 1.5 if abs(o.rank - c.rank) == 1 else 1.0
+            return (score, -_value(c) + self.rng.random())
+
+        return min(discards, key=usefulness)

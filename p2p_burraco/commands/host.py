@@ -1,0 +1,107 @@
+"""`p2p-burraco host`: run tables on this machine for peers to join."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "host tables for peers to join (listens on 127.0.0.1 unless --bind 0.0.0.0)"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--bind", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 opens it to the LAN)")
+    p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
+    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
+    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--target", type=int, default=None, help="match target (default: the rules')")
+    p.add_argument("--hands", type=int, default=None,
+                   help="end the match after K hands (the host then exits; see --keep)")
+    p.add_argument("--bots", type=int, default=0, help="seat K bots (peers over loopback)")
+    p.add_argument("--strategy", default=None, help="strategy of the host's bots")
+    p.add_argument("--grace", type=float, default=60.0,
+                   help="seconds a dropped player's seat is held mid-hand (default 60)")
+    p.add_argument("--no-bot-replace", action="store_true",
+                   help="when a grace period expires, wait for a person instead of a bot")
+    p.add_argument("--keep", action="store_true",
+                   help="keep serving after the --hands match is over")
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help="transcripts, results and the host key (default: user data dir)")
+    p.add_argument("--seed", type=int, default=None, help="seed the host's bots' choices")
+    p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
+
+
+def lan_addresses() -> list[str]:
+    """This machine's IPv4 addresses a LAN peer could use (best effort, no traffic sent)."""
+    found: list[str] = []
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("192.0.2.1", 9))  # TEST-NET-1: picks the outgoing interface only
+            found.append(s.getsockname()[0])
+    except OSError:
+        pass
+    try:
+        for info in socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET):
+            addr = str(info[4][0])
+            if addr not in found and not addr.startswith("127."):
+                found.append(addr)
+    except OSError:
+        pass
+    return found
+
+
+def run(args: argparse.Namespace) -> int:
+    from twisted.internet import reactor
+
+    from ..net.host import HostConfig, start_host
+    from ..net.identity import default_data_dir, load_or_create_identity
+    from .join import LazyBotController, bot_factory
+
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    if args.bots < 0:
+        raise ValueError("--bots must be 0 or more")
+    if args.hands is not None and args.hands < 1:
+        raise ValueError("--hands must be at least 1")
+    if args.grace < 0:
+        raise ValueError("--grace must be 0 or more seconds")
+    data_dir = args.data_dir or default_data_dir()
+    cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
+                     players=args.players, target=args.target, hands=args.hands,
+                     bots=args.bots, data_dir=data_dir, grace=args.grace,
+                     replace_lost_with_bot=not args.no_bot_replace,
+                     exit_when_done=args.hands is not None and not args.keep)
+    factory = bot_factory(args.strategy, args.seed)
+    key = load_or_create_identity(Path(data_dir) / "host")
+    node = start_host(reactor, cfg, identity=key,
+                      bot_controller=lambda: LazyBotController(factory))
+    host, port = node.address()
+    room = next(iter(node.lobby.tables.values()))
+    print(f"p2p-burraco host: {room.game} {room.variant}, {room.players} seats, "
+          f"table {room.id}; listening on {host}:{port}")
+    if host in ("0.0.0.0", ""):
+        for addr in lan_addresses() or ["<this machine's address>"]:
+            print(f"  join with: p2p-burraco join {addr}:{port}")
+    else:
+        print(f"  join with: p2p-burraco join {host}:{port}")
+    print(f"  records in {Path(data_dir) / 'tables'}")
+    sys.stdout.flush()
+    for _ in range(args.bots):
+        node.add_bot(room.id, None)
+    result: dict[str, Any] = {}
+
+    def finished(_: Any) -> None:
+        for r in node.lobby.tables.values():
+            print(f"table {r.id}: {r.summary()}")
+        sys.stdout.flush()
+        result["ok"] = True
+        reactor.callLater(0.1, reactor.stop)
+
+    node.all_done.addCallback(finished)
+    reactor.run()
+    return 0

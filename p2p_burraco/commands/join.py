@@ -1,0 +1,311 @@
+"""`p2p-burraco join HOST[:PORT]`: take a seat at a host's table, as a person or a bot."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import random
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = "join a host's table: as a person (console) or as a bot (--bot)"
+DEFAULT_PORT = 7777
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("address", metavar="HOST[:PORT]", help=f"the host (port {DEFAULT_PORT} "
+                   "unless given), as printed by `p2p-burraco host`")
+    p.add_argument("--name", default=None, help="your name at the table (1-32 characters)")
+    p.add_argument("--bot", action="store_true", help="play by itself; exit when the match ends")
+    p.add_argument("--strategy", default=None,
+                   help="with --bot: the bot strategy (default: greedy, else random)")
+    p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
+    p.add_argument("--seat", type=int, default=None, help="seat number (default: the first free)")
+    p.add_argument("--data-dir", default=None, type=Path,
+                   help="where the identity key lives (default: the user's data directory)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="with --bot: seed the bot's choices (not its secrets)")
+    p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
+
+
+def parse_address(text: str) -> tuple[str, int]:
+    """'HOST[:PORT]' → (host, port); ValueError with the expected form otherwise."""
+    host, sep, port = text.rpartition(":")
+    if not sep:
+        host, port = text, str(DEFAULT_PORT)
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"{text!r} is not HOST[:PORT] (e.g. 192.168.1.20:7777)")
+    return host, int(port)
+
+
+class BotController:
+    """A SeatController that asks a bot strategy for every move (bots/ chooses, the rules
+    engine decides what is legal, the table layer checks it again)."""
+
+    MAX_REJECTIONS = 20
+
+    def __init__(self, game: str, strategy: str | None, rng: random.Random) -> None:
+        from ..bots import make_strategy, strategy_names
+
+        names = strategy_names(game)
+        wanted = [strategy] if strategy else ["greedy", "random"]
+        self.strategy: Any = None
+        last: Exception | None = None
+        for name in wanted:
+            if name not in names and strategy is None:
+                continue
+            try:
+                self.strategy = make_strategy(game, name, random.Random(rng.getrandbits(64)))
+                break
+            except (ImportError, ValueError) as exc:  # a strategy module not built yet
+                last = exc
+        if self.strategy is None:
+            raise ValueError(f"no usable bot strategy for {game}: {last}")
+        self.rejections = 0
+        self.standings: dict[str, Any] | None = None
+
+    def hand_started(self, state: Any, seat: int) -> None:
+        self.rejections = 0
+
+    def your_turn(self, state: Any, seat: int, submit: Any) -> None:
+        submit(self.strategy.choose(state, seat))
+
+    def rejected(self, state: Any, seat: int, error: str) -> None:
+        self.rejections += 1
+        logging.getLogger("p2p_burraco.bot").warning("seat %d: action refused: %s", seat, error)
+        if self.rejections > self.MAX_REJECTIONS:
+            raise RuntimeError(f"the bot's actions were refused {self.rejections} times")
+
+    def notify(self, event: dict[str, Any]) -> None:
+        pass
+
+    def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
+        pass
+
+    def match_ended(self, standings: dict[str, Any]) -> None:
+        self.standings = standings
+
+
+def bot_factory(strategy: str | None, seed: int | None) -> Any:
+    """(game) → BotController; used by `join --bot`, `host --bots` and `play`."""
+    rng = random.Random(seed)
+
+    def make(game: str) -> BotController:
+        return BotController(game, strategy, random.Random(rng.getrandbits(64)))
+    return make
+
+
+def identity_for(data_dir: Path | None, name: str, ephemeral: bool) -> Any:
+    """The peer's identity key: one file per name in the data directory (so several peers
+    can run from one account), or a fresh key that is never written (`ephemeral`)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from ..net.identity import default_data_dir, load_or_create_identity
+
+    if ephemeral:
+        return Ed25519PrivateKey.generate()
+    base = data_dir or default_data_dir()
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return load_or_create_identity(base / "identities" / safe)
+
+
+def default_name(bot: bool) -> str:
+    if bot:
+        return f"bot-{random.SystemRandom().randrange(16**4):04x}"
+    import getpass
+
+    try:
+        return getpass.getuser()[:32] or "player"
+    except Exception:  # no user name in this environment
+        return "player"
+
+
+def run(args: argparse.Namespace) -> int:
+    from .. import wire
+
+    host, port = parse_address(args.address)
+    ephemeral = args.bot and args.name is None
+    name = wire.valid_name(args.name or default_name(args.bot))
+    args.name = name
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    key = identity_for(args.data_dir, name, ephemeral=ephemeral)
+    if args.bot:
+        return _run_bot(args, host, port, name, key)
+    try:
+        import p2p_burraco.console as console
+        run_console = console.run_console_peer
+    except (ImportError, AttributeError):
+        return _run_lines(args, host, port, name, key)
+    return _run_console(args, host, port, name, key, run_console)
+
+
+def _options(args: argparse.Namespace) -> dict[str, Any]:
+    return {"table": args.table, "seat": args.seat}
+
+
+def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
+    from twisted.internet import reactor
+
+    from ..net.peer import connect_peer
+
+    outcome: dict[str, Any] = {}
+    controller = LazyBotController(bot_factory(args.strategy, args.seed))
+    node = connect_peer(reactor, host, port, name, controller, key, args.data_dir,
+                        **_options(args))
+    controller.node = node
+
+    def ok(standings: dict[str, Any]) -> None:
+        outcome["standings"] = standings
+        reactor.callLater(0.05, reactor.stop)  # let the socket close cleanly
+
+    def bad(failure: Any) -> None:
+        outcome["error"] = failure.getErrorMessage()
+        reactor.callLater(0, reactor.stop)
+
+    node.done.addCallbacks(ok, bad)
+    reactor.run()
+    if "error" in outcome:
+        print(f"p2p-burraco join: {outcome['error']}", file=sys.stderr)
+        return 1
+    if "standings" not in outcome:
+        print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
+        return 1
+    print(f"{name}: match over: {format_standings(outcome['standings'])}")
+    return 0
+
+
+class LazyBotController:
+    """Builds the bot once the game is known (at `hand_started`), then delegates."""
+
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+        self.inner: BotController | None = None
+        self.node: Any = None
+
+    def _bot(self, state: Any) -> BotController:
+        if self.inner is None:
+            self.inner = self.factory(state.game)
+        return self.inner
+
+    def hand_started(self, state: Any, seat: int) -> None:
+        self._bot(state).hand_started(state, seat)
+
+    def your_turn(self, state: Any, seat: int, submit: Any) -> None:
+        self._bot(state).your_turn(state, seat, submit)
+
+    def rejected(self, state: Any, seat: int, error: str) -> None:
+        self._bot(state).rejected(state, seat, error)
+
+    def notify(self, event: dict[str, Any]) -> None:
+        pass
+
+    def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
+        pass
+
+    def match_ended(self, standings: dict[str, Any]) -> None:
+        pass
+
+
+def format_standings(standings: dict[str, Any]) -> str:
+    from .selfplay import format_standings as fmt
+
+    return fmt(standings)
+
+
+def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key: Any,
+                 run_console: Any) -> int:
+    from twisted.internet import asyncioreactor
+
+    try:
+        asyncioreactor.install()
+    except Exception:  # already installed (e.g. under `play`)
+        pass
+    import asyncio
+
+    from twisted.internet import reactor
+    from twisted.internet.defer import Deferred
+
+    from ..net.peer import connect_peer
+
+    rc: dict[str, int] = {}
+
+    def connect(controller: Any) -> Any:
+        return connect_peer(reactor, host, port, name, controller, key, args.data_dir,
+                            **_options(args))
+
+    def start() -> None:
+        d = Deferred.fromFuture(asyncio.ensure_future(run_console(args, connect)))
+
+        def done(result: Any) -> None:
+            rc["rc"] = result if isinstance(result, int) else 1
+            reactor.stop()
+        d.addBoth(done)
+
+    reactor.callWhenRunning(start)
+    reactor.run()
+    return rc.get("rc", 1)
+
+
+def _run_lines(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
+    """Plain line mode (no console package): print the view, read actions from stdin."""
+    from twisted.internet import reactor, stdio
+    from twisted.protocols.basic import LineReceiver
+
+    from ..net.peer import connect_peer
+
+    class Lines(LineReceiver):
+        delimiter = b"\n"
+
+        def __init__(self) -> None:
+            self.pending: Any = None
+
+        def lineReceived(self, line: bytes) -> None:
+            if self.pending is None:
+                print("not your turn")
+                return
+            state, seat, submit = self.pending
+            try:
+                action = state.parse_action(seat, line.decode("utf-8", "replace").strip())
+            except ValueError as exc:
+                print(f"? {exc}")
+                return
+            self.pending = None
+            submit(action)
+
+    lines = Lines()
+
+    class LineController:
+        def hand_started(self, state: Any, seat: int) -> None:
+            print(f"— new hand, you are seat {seat} —")
+
+        def your_turn(self, state: Any, seat: int, submit: Any) -> None:
+            print(state.player_view(seat))
+            print(f"your move ({', '.join(state.legal_kinds(seat))}):")
+            lines.pending = (state, seat, submit)
+
+        def rejected(self, state: Any, seat: int, error: str) -> None:
+            print(f"refused: {error}")
+
+        def notify(self, event: dict[str, Any]) -> None:
+            if event.get("type") in ("status", "log", "action"):
+                print(event.get("text") or event)
+
+        def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
+            print(f"hand over: {result.points} ({verdict})")
+
+        def match_ended(self, standings: dict[str, Any]) -> None:
+            print(f"match over: {format_standings(standings)}")
+
+    stdio.StandardIO(lines)
+    rc: dict[str, int] = {}
+    node = connect_peer(reactor, host, port, name, LineController(), key, args.data_dir,
+                        **_options(args))
+    node.done.addCallbacks(lambda _: rc.setdefault("rc", 0),
+                           lambda f: (print(f.getErrorMessage()), rc.setdefault("rc", 1)))
+    node.done.addBoth(lambda _: reactor.stop())
+    reactor.run()
+    return rc.get("rc", 1)

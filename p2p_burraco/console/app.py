@@ -1,0 +1,50 @@
+"""The prompt-toolkit application: model + layout + key bindings, input/output injectable
+(pipe input and a dummy output in the tests, the terminal otherwise)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from prompt_toolkit.application import Application
+from prompt_toolkit.input import Input
+from prompt_toolkit.output import Output
+
+from .keys import create_key_bindings
+from .layout import create_layout
+from .model import ConsoleModel
+from .style import STYLE
+
+
+def create_application(model: ConsoleModel, input: Input | None = None,
+                       output: Output | None = None) -> Application[int]:
+    """Build the full-screen app around `model`. The model's `invalidate` and `on_quit`
+    are pointed at this app, so table events redraw the screen and `quit` ends it."""
+    app: Application[int] = Application(
+        layout=create_layout(model),
+        key_bindings=create_key_bindings(model),
+        style=STYLE,
+        full_screen=True,
+        mouse_support=False,
+        input=input,
+        output=output,
+    )
+
+    def invalidate() -> None:
+        if app.is_running:
+            app.invalidate()
+
+    def on_quit() -> None:
+        if app.is_running and not app.is_done:
+            app.exit(result=0)
+
+    model.invalidate = invalidate
+    model.on_quit = on_quit
+    return app
+
+
+async def run_console(model: ConsoleModel, input: Input | None = None,
+                      output: Output | None = None, **run_kw: Any) -> int:
+    """Run the console until the person quits; the exit code (0 on quit)."""
+    app = create_application(model, input=input, output=output)
+    result = await app.run_async(**run_kw)
+    return int(result or 0)

@@ -1,0 +1,337 @@
+"""The console's commands, registered once (pyvim's `commands/`): the table below is where
+`help` and tab completion come from, and where typed words — English or Italian — are
+dispatched.
+
+A command turns words into the engine's notation and asks the model to stage or send it;
+it never decides legality (that is `apply` on a copy, inside the model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Iterable, Sequence
+
+from ..games.base import RuleViolation
+from ..games.cards import Card, NotationError
+from .model import ConsoleError, ConsoleModel, cards_text, format_violation
+
+BOTH = ("burraco", "briscola")
+
+Handler = Callable[[ConsoleModel, list[str]], None]
+Completer = Callable[[ConsoleModel, list[str]], Iterable[str]]
+"""(model, the words typed so far before the one being completed) → candidate words."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One console command: its English name, Italian words, argument shape and help."""
+
+    name: str
+    aliases: tuple[str, ...]
+    args: str
+    help: str
+    handler: Handler
+    complete: Completer | None
+    games: tuple[str, ...]
+    key: str = ""
+
+    @property
+    def words(self) -> tuple[str, ...]:
+        return (self.name, *self.aliases)
+
+    def usage(self) -> str:
+        return f"{self.name} {self.args}".strip()
+
+
+COMMANDS: dict[str, Command] = {}
+"""name → command, in registration order (the order `help` lists them)."""
+_BY_WORD: dict[str, Command] = {}
+
+
+def command(name: str, *, aliases: Sequence[str] = (), args: str = "", help: str,
+            complete: Completer | None = None, games: Sequence[str] = BOTH,
+            key: str = "") -> Callable[[Handler], Handler]:
+    """Register a command (decorator). A word may name only one command."""
+
+    def register(fn: Handler) -> Handler:
+        cmd = Command(name, tuple(aliases), args, help, fn, complete, tuple(games), key)
+        for word in cmd.words:
+            if word in _BY_WORD:
+                raise ValueError(f"console word {word!r} registered twice")
+            _BY_WORD[word] = cmd
+        COMMANDS[name] = cmd
+        return fn
+
+    return register
+
+
+def lookup(word: str) -> Command | None:
+    """The command a typed word names (English or Italian, any case)."""
+    return _BY_WORD.get(word.lower())
+
+
+def commands_for(game: str | None) -> list[Command]:
+    return [c for c in COMMANDS.values() if game is None or game in c.games]
+
+
+def run_command(model: ConsoleModel, line: str) -> bool:
+    """Run one typed line. Errors — unknown words, a refused action with its rule id —
+    land in `model.error` and change nothing. Returns True when the line was accepted."""
+    words = line.split()
+    if not words:
+        return False
+    cmd = lookup(words[0])
+    model.error = None
+    if cmd is None or (model.game is not None and model.game not in cmd.games):
+        what = "unknown command" if cmd is None else f"'{words[0]}' is not a {model.game} command"
+        model.error = f"{what}: '{words[0]}' — type help (aiuto) for the list"
+        return False
+    if cmd.name not in ("help", "score"):
+        model.panel = None
+    try:
+        cmd.handler(model, words[1:])
+    except RuleViolation as exc:
+        model.error = format_violation(exc)
+        return False
+    except (ConsoleError, NotationError) as exc:
+        model.error = str(exc)
+        return False
+    return True
+
+
+# ---------------------------------------------------------------------------- completion
+def complete_line(model: ConsoleModel, text: str) -> list[tuple[str, str]]:
+    """Completions for the word being typed at the end of `text`: (word, description).
+    Command words come from the table; arguments from the command's own completer."""
+    words = text.split()
+    if not text or text[-1].isspace():
+        words.append("")
+    if len(words) == 1:
+        prefix = words[0].lower()
+        out = []
+        for cmd in commands_for(model.game):
+            for word in cmd.words:
+                if word.startswith(prefix):
+                    out.append((word, cmd.help if word == cmd.name else f"= {cmd.name}"))
+        return out
+    cmd = lookup(words[0])
+    if cmd is None or cmd.complete is None:
+        return []
+    prefix = words[-1].lower()
+    seen: set[str] = set()
+    out = []
+    for cand in cmd.complete(model, words[1:-1]):
+        if cand.lower().startswith(prefix) and cand not in seen:
+            seen.add(cand)
+            out.append((cand, ""))
+    return out
+
+
+def _hand_words(model: ConsoleModel, typed: list[str]) -> list[str]:
+    """Cards of the hand not yet typed on this line (a card held twice is offered twice)."""
+    left: list[Card] = [c for _, c in model.hand_cards()]
+    st = model.view_state
+    for word in typed:
+        try:
+            card = st.deck.parse(word) if st is not None else None
+        except NotationError:
+            continue
+        if card in left:
+            left.remove(card)
+    return [str(c) for c in left]
+
+
+def complete_cards(model: ConsoleModel, typed: list[str]) -> list[str]:
+    return _hand_words(model, typed)
+
+
+def complete_one_card(model: ConsoleModel, typed: list[str]) -> list[str]:
+    return _hand_words(model, typed) if not typed else []
+
+
+def complete_attach(model: ConsoleModel, typed: list[str]) -> list[str]:
+    if not typed:
+        from .views import presenter_for
+        return [str(n) for n in presenter_for(model).attach_targets(model)]
+    return _hand_words(model, typed[1:])
+
+
+# ---------------------------------------------------------------------------- helpers
+def _cards_or_selection(model: ConsoleModel, args: list[str], what: str) -> str:
+    if args:
+        return " ".join(args)
+    chosen = model.selected_cards()
+    if not chosen:
+        raise ConsoleError(f"{what} which cards? type them (e.g. 7h 8h 9h) or select them "
+                           "with ←/→ and Space")
+    return cards_text(chosen)
+
+
+def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
+    """One card from the words (a card, or its number in the hand as shown), else the one
+    selected card, else the card under the cursor."""
+    if len(args) > 1:
+        raise ConsoleError(f"{what} one card, not {len(args)}")
+    if args:
+        word = args[0]
+        if word.isdigit():
+            return str(model.card_by_index(int(word)))
+        return word
+    chosen = model.selected_cards()
+    if len(chosen) > 1:
+        raise ConsoleError(f"{what} one card: {len(chosen)} are selected")
+    card = chosen[0] if chosen else model.cursor_card()
+    if card is None:
+        raise ConsoleError(f"{what} which card? your hand is empty")
+    return str(card)
+
+
+# ---------------------------------------------------------------------------- commands
+@command("draw", aliases=("pesca", "pesco"), help="draw the top card of the stock",
+         games=("burraco",), key="F2")
+def _draw(model: ConsoleModel, args: list[str]) -> None:
+    if args:
+        raise ConsoleError("draw takes no card: it is the top of the stock")
+    model.act("draw")
+
+
+@command("take", aliases=("raccogli", "prendi"), help="take the discard pile (all of it)",
+         games=("burraco",), key="F3")
+def _take(model: ConsoleModel, args: list[str]) -> None:
+    model.act(" ".join(["take", *args]))
+
+
+@command("meld", aliases=("cala", "calo"), args="CARDS", help="stage a new meld: meld 7h 8h 9h "
+         "(or the selected cards)", complete=complete_cards, games=("burraco",), key="F4")
+def _meld(model: ConsoleModel, args: list[str]) -> None:
+    model.stage("meld " + _cards_or_selection(model, args, "meld"))
+
+
+@command("attach", aliases=("attacca", "aggiungi"), args="N CARDS",
+         help="stage cards added to your side's meld N: attach 3 10h", complete=complete_attach,
+         games=("burraco",), key="F5")
+def _attach(model: ConsoleModel, args: list[str]) -> None:
+    from .views import presenter_for
+    if args and args[0].isdigit():
+        model.stage(f"attach {args[0]} " + _cards_or_selection(model, args[1:], "attach"))
+        return
+    cards = _cards_or_selection(model, args, "attach")
+    # No meld named: ask the engine which of our melds takes these cards.
+    fits = []
+    last: RuleViolation | None = None
+    for n in presenter_for(model).attach_targets(model):
+        try:
+            model.try_step(f"attach {n} {cards}")
+        except RuleViolation as exc:
+            last = exc
+            continue
+        fits.append(n)
+    if len(fits) == 1:
+        model.stage(f"attach {fits[0]} {cards}")
+    elif fits:
+        raise ConsoleError(f"{cards} fits melds {', '.join(map(str, fits))}: "
+                           f"type attach N {cards}")
+    elif last is not None:
+        raise last
+    else:
+        raise ConsoleError("your side has no meld to attach to yet")
+
+
+@command("discard", aliases=("scarta", "scarto"), args="CARD",
+         help="discard a card and end the turn (sends what is staged first)",
+         complete=complete_one_card, games=("burraco",), key="F6")
+def _discard(model: ConsoleModel, args: list[str]) -> None:
+    model.act("discard " + _one_card(model, args, "discard"))
+
+
+@command("play", aliases=("gioca", "gioco"), args="CARD|N",
+         help="play a card: play 3d, or play 2 (the 2nd card shown)",
+         complete=complete_one_card, games=("briscola",), key="Enter")
+def _play(model: ConsoleModel, args: list[str]) -> None:
+    model.act("play " + _one_card(model, args, "play"))
+
+
+@command("send", aliases=("invia", "manda"), help="lay down the staged melds and attachments now",
+         games=("burraco",), key="F7")
+def _send(model: ConsoleModel, args: list[str]) -> None:
+    model.send()
+
+
+@command("undo", aliases=("annulla",), help="take back the last staged step",
+         games=("burraco",), key="F8")
+def _undo(model: ConsoleModel, args: list[str]) -> None:
+    model.undo()
+
+
+@command("clear", aliases=("svuota",), help="empty the staging area and the selection",
+         games=("burraco",), key="F9")
+def _clear(model: ConsoleModel, args: list[str]) -> None:
+    model.clear_stage()
+
+
+@command("select", aliases=("scegli",), args="CARDS",
+         help="select cards by name (toggles): select 7h 8h", complete=complete_cards)
+def _select(model: ConsoleModel, args: list[str]) -> None:
+    if not args:
+        model.selected.clear()
+        model.message = "selection cleared"
+        return
+    st = model.view_state
+    if st is None:
+        raise ConsoleError("no hand in progress yet")
+    hand = model.hand_cards()
+    for card in st.deck.parse_many(args):
+        free = [p for p, c in hand if c == card and p not in model.selected]
+        chosen = [p for p, c in hand if c == card]
+        if free:
+            model.selected.add(free[0])
+        elif chosen:
+            model.selected.discard(chosen[0])
+        else:
+            raise ConsoleError(f"{card} is not in your hand")
+
+
+@command("help", aliases=("aiuto", "?"), args="[COMMAND]", help="list the commands, or explain one",
+         complete=lambda m, typed: [] if typed else [c.name for c in commands_for(m.game)], key="F1")
+def _help(model: ConsoleModel, args: list[str]) -> None:
+    model.help_text = help_lines(model.game, args[0] if args else None)
+    model.panel = "help"
+
+
+@command("score", aliases=("punti", "punteggio"), help="match standings and the last hand's "
+         "score", key="F10")
+def _score(model: ConsoleModel, args: list[str]) -> None:
+    model.panel = "score"
+
+
+@command("log", aliases=("registro",), help="back to the log of what everyone did")
+def _log(model: ConsoleModel, args: list[str]) -> None:
+    model.panel = None
+
+
+@command("quit", aliases=("esci", "exit"), help="leave the table", key="C-q")
+def _quit(model: ConsoleModel, args: list[str]) -> None:
+    model.quit()
+
+
+def help_lines(game: str | None, word: str | None = None) -> list[str]:
+    """Help built from the command table (the same table completion uses)."""
+    if word is not None:
+        cmd = lookup(word)
+        if cmd is None:
+            raise ConsoleError(f"no command '{word}'")
+        lines = [f"{cmd.usage()}  —  {cmd.help}"]
+        if cmd.aliases:
+            lines.append("also: " + ", ".join(cmd.aliases))
+        if cmd.key:
+            lines.append("key: " + cmd.key)
+        return lines
+    lines = ["commands (Italian words work too):"]
+    for cmd in commands_for(game):
+        alias = f" ({', '.join(cmd.aliases)})" if cmd.aliases else ""
+        key = f" [{cmd.key}]" if cmd.key else ""
+        lines.append(f" {cmd.usage()}{alias}{key}")
+        lines.append(f"    {cmd.help}")
+    lines += ["keys: ←/→ move over your hand, Space selects, Enter does the hinted action,",
+              "      Tab completes, ↑/↓ history, Esc closes this panel."]
+    return lines

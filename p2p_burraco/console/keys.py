@@ -1,0 +1,71 @@
+"""Key bindings, built from the model and the command table (pyvim's `key_bindings.py`).
+
+Typing goes to the command line. While it is empty, ←/→ move over the hand, Space selects,
+digits play a Briscola card, and Enter runs the action the hint line shows. Function keys
+come from the `key` column of the command table, so `help` lists exactly what is bound.
+"""
+
+from __future__ import annotations
+
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from .commands import COMMANDS, run_command
+from .layout import buffer_empty
+from .model import ConsoleModel
+
+
+def create_key_bindings(model: ConsoleModel) -> KeyBindings:
+    kb = KeyBindings()
+    empty = buffer_empty()
+    panel_open = Condition(lambda: model.panel is not None)
+    briscola = Condition(lambda: model.game == "briscola")
+
+    @kb.add("left", filter=empty)
+    def _left(event: KeyPressEvent) -> None:
+        model.move_cursor(-1)
+
+    @kb.add("right", filter=empty)
+    def _right(event: KeyPressEvent) -> None:
+        model.move_cursor(1)
+
+    @kb.add("home", filter=empty)
+    def _home(event: KeyPressEvent) -> None:
+        model.cursor = 0
+
+    @kb.add("end", filter=empty)
+    def _end(event: KeyPressEvent) -> None:
+        model.cursor = max(0, len(model.hand_cards()) - 1)
+
+    @kb.add("space", filter=empty)
+    def _select(event: KeyPressEvent) -> None:
+        model.toggle_selected()
+
+    for digit in "123456789":
+        @kb.add(digit, filter=empty & briscola)
+        def _play_n(event: KeyPressEvent, n: str = digit) -> None:
+            run_command(model, f"play {n}")
+
+    @kb.add("escape", filter=panel_open)
+    def _close(event: KeyPressEvent) -> None:
+        model.panel = None
+
+    for cmd in COMMANDS.values():
+        if not cmd.key or cmd.key == "Enter":
+            continue
+        key = cmd.key.lower()
+
+        @kb.add(key)
+        def _run(event: KeyPressEvent, name: str = cmd.name) -> None:
+            if name == "help" and model.panel == "help":
+                model.panel = None
+            elif name == "score" and model.panel == "score":
+                model.panel = None
+            else:
+                run_command(model, name)
+
+    @kb.add("c-c")
+    def _quit(event: KeyPressEvent) -> None:
+        run_command(model, "quit")
+
+    return kb

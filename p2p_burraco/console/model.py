@@ -1,0 +1,518 @@
+"""The console's root state object (pyvim's `Editor`, ptpython's `PythonInput`): everything the
+screen shows and every decision the person makes lives here, so the app is tested on it.
+
+`ConsoleModel` is the seat's `SeatController`: the table (network peer or an in-process
+harness) tells it what happened and hands it a `submit` callback on its turns. It never
+re-implements a rule. Cards laid on the table never come back (FIBUR), so melds and
+attachments are first *staged*: each staged step is applied to a copy of the seat's replica
+(`state.copy()`), and the engine's `RuleViolation` — with its rule id — is shown at once.
+`send` (or a discard, which ends the turn) submits the staged steps one by one, one per
+`your_turn`, since the table takes one action at a time.
+
+Nothing here imports prompt-toolkit: the layout and key bindings read this object and call its
+methods; `invalidate` is the only link back to the screen.
+"""
+
+from __future__ import annotations
+
+import collections
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Sequence
+
+from ..controller import Submit
+from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
+from ..games.cards import Card, NotationError, Suit
+
+LOG_LINES = 400
+"""How many log lines the console keeps (older lines scroll away)."""
+
+# Suits alternate colours in the sorted hand, so neighbouring suits are easy to tell apart.
+SUIT_ORDER: dict[Suit | None, int] = {
+    Suit.HEARTS: 0, Suit.CLUBS: 1, Suit.DIAMONDS: 2, Suit.SPADES: 3,
+    Suit.DENARI: 0, Suit.BASTONI: 1, Suit.COPPE: 2, Suit.SPADE: 3,
+    None: 9,  # the joker sorts last
+}
+
+
+class ConsoleError(ValueError):
+    """Input the console itself cannot act on (unknown command, not your turn, no card…)."""
+
+
+@dataclass(frozen=True)
+class Staged:
+    """One staged step: the words typed (canonical) and the engine's action for them."""
+
+    text: str
+    action: Action
+
+
+@dataclass
+class LogLine:
+    """One line of the log; `style` is a style class name (see console/style.py)."""
+
+    text: str
+    style: str = ""
+
+
+@dataclass
+class HandOutcome:
+    """A finished hand as the console shows it: score lines and the audit verdict."""
+
+    number: int
+    result: HandResult
+    verdict: str
+    names: list[str] = field(default_factory=list)
+
+
+def sort_key(card: Card) -> tuple[int, int]:
+    """Hand order: by suit (alternating colours), then by rank; jokers last."""
+    return (SUIT_ORDER.get(card.suit, 9), card.rank)
+
+
+def hand_positions(state: HandState, seat: Seat) -> list[Pos]:
+    """The deck positions now in `seat`'s hand, from the engine's own location list."""
+    place = f"hand:{seat}"
+    return [pos for where, pos in state.physical_locations() if where == place]
+
+
+def format_violation(exc: RuleViolation) -> str:
+    """The refusal as shown: the engine's message and its rule id."""
+    return f"refused: {exc.message} [{exc.rule_id}]"
+
+
+class ConsoleModel:
+    """Root state of the console and the person's `SeatController`."""
+
+    def __init__(self, name: str | None = None, *, game: str | None = None,
+                 target: int | None = None, variant: str | None = None) -> None:
+        self.name = name or "you"
+        self.game = game                 # known before the first hand when `play` starts it
+        self.variant = variant
+        self.target = target
+        self.seat: Seat | None = None
+        self.state: HandState | None = None       # the seat's replica (the table mutates it)
+        self.preview: HandState | None = None     # replica + steps sent-but-pending + staged
+        self.names: list[str] = []
+        self.hand_no = 0
+        # staging area and the queue of steps handed to the table one turn at a time
+        self.staged: list[Staged] = []
+        self.outbox: list[Staged] = []
+        self._submit: Submit | None = None
+        self.in_flight: Staged | None = None
+        # hand navigation
+        self.cursor = 0
+        self.selected: set[Pos] = set()
+        # messages
+        self.log: collections.deque[LogLine] = collections.deque(maxlen=LOG_LINES)
+        self.error: str | None = None
+        self.message: str | None = None
+        self.status: str | None = None
+        self.progress: str | None = None
+        self.panel: str | None = None          # None (the log), "help" or "score"
+        self.help_text: list[str] = []
+        # scores
+        self.standings: dict[str, Any] | None = None
+        self.outcomes: list[HandOutcome] = []
+        self.match_over = False
+        self.quit_requested = False
+        # links to the screen and the app (set by create_application / run_console_peer)
+        self.invalidate: Callable[[], None] = lambda: None
+        self.on_quit: Callable[[], None] = lambda: None
+
+    # ------------------------------------------------------------------ SeatController
+    def hand_started(self, state: HandState, seat: Seat) -> None:
+        """A new hand: forget the old staging, keep names, scores and log."""
+        self.state = state
+        self.seat = seat
+        self.game = state.game
+        self.hand_no += 1
+        self.staged.clear()
+        self.outbox.clear()
+        self.in_flight = None
+        self._submit = None
+        self.selected.clear()
+        self.cursor = 0
+        self.error = None
+        self.log_line(f"— hand {self.hand_no} starts (dealer: {self.seat_name(state.dealer)}) —",
+                      "log.hand")
+        self.refresh()
+
+    def your_turn(self, state: HandState, seat: Seat, submit: Submit) -> None:
+        """Our move: either continue sending queued steps or wait for the person."""
+        self.state = state
+        self.seat = seat
+        self._submit = submit
+        self.in_flight = None
+        self.progress = None
+        if self.outbox:
+            self._flush()
+        else:
+            self.refresh()
+            self.message = "your turn: " + self.turn_hint()
+        self.invalidate()
+
+    def rejected(self, state: HandState, seat: Seat, error: str) -> None:
+        """The table refused a step we sent: show why, drop the rest of the queue."""
+        self.state = state
+        dropped = len(self.outbox)
+        self.outbox.clear()
+        self.in_flight = None
+        self.error = error if error.startswith("refused") else f"refused: {error}"
+        self.log_line(self.error, "log.error")
+        if dropped:
+            self.log_line(f"{dropped} queued step(s) not sent", "log.error")
+        self.refresh()
+        self.invalidate()
+
+    def notify(self, event: dict[str, Any]) -> None:
+        """A public event from the table: names, progress, actions, standings, log lines."""
+        kind = str(event.get("type", event.get("event", "")))
+        if kind == "seats":
+            names = event.get("names")
+            if isinstance(names, list):
+                self.names = [str(n) for n in names]
+            if isinstance(event.get("you"), int):
+                self.seat = event["you"]
+        elif kind == "progress":
+            text = str(event.get("text", "shuffling"))
+            done, total = event.get("done"), event.get("total")
+            if isinstance(done, int) and isinstance(total, int) and total > 0:
+                if done >= total:
+                    self.progress = None
+                else:
+                    bar = "#" * (20 * done // total)
+                    self.progress = f"{text} [{bar:<20}] {done}/{total}"
+            else:
+                self.progress = text
+        elif kind == "action":
+            seat = event.get("seat")
+            who = self.seat_name(seat) if isinstance(seat, int) else "?"
+            text = str(event.get("text") or event.get("action") or "")
+            mine = seat == self.seat
+            self.log_line(f"{who}: {self.display_text(text)}", "log.mine" if mine else "log.other")
+        elif kind == "standings":
+            self.standings = {k: v for k, v in event.items() if k != "type"}
+            if isinstance(self.standings.get("target"), int):
+                self.target = self.standings["target"]
+        elif kind == "status":
+            self.status = str(event.get("text", ""))
+            self.log_line(self.status, "log.status")
+        elif kind == "log":
+            self.log_line(str(event.get("text", "")), str(event.get("style", "")))
+        elif kind == "error":
+            self.error = str(event.get("text", event.get("message", "error")))
+            self.log_line(self.error, "log.error")
+        else:
+            self.log_line(" ".join(f"{k}={v}" for k, v in event.items()), "log.status")
+        self.refresh()
+        self.invalidate()
+
+    def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
+        """Show the score breakdown and the audit verdict; keep them until the next hand."""
+        self.state = state
+        self._submit = None
+        self.outbox.clear()
+        self.staged.clear()
+        self.in_flight = None
+        self.progress = None
+        outcome = HandOutcome(self.hand_no, result, verdict, list(self.names))
+        self.outcomes.append(outcome)
+        if self.standings is None or "totals" not in self.standings:
+            self._accumulate(result)
+        elif self.standings.get("hands", -1) != len(self.outcomes):
+            self._accumulate(result)
+        self.log_line(f"— hand {self.hand_no} over ({result.reason or 'end'}) —", "log.hand")
+        for line in self.result_lines(outcome):
+            self.log_line(line, "log.score")
+        self.log_line(f"audit: {verdict}", "log.fair" if verdict == "fair" else "log.error")
+        self.message = f"hand over — audit: {verdict}"
+        self.refresh()
+        self.invalidate()
+
+    def match_ended(self, standings: dict[str, Any]) -> None:
+        self.standings = dict(standings)
+        self.match_over = True
+        self.log_line("— match over: " + self.standings_text() + " —", "log.hand")
+        self.message = "match over: " + self.standings_text() + "  (quit to leave)"
+        self.invalidate()
+
+    # ------------------------------------------------------------------ derived state
+    @property
+    def my_turn(self) -> bool:
+        """True while the table waits for our action (and none is in flight)."""
+        return self._submit is not None and self.in_flight is None
+
+    @property
+    def view_state(self) -> HandState | None:
+        """What the hand and table panels show: the replica with staged steps applied."""
+        return self.preview if self.preview is not None else self.state
+
+    def seat_name(self, seat: Seat | None) -> str:
+        if seat is None:
+            return "-"
+        if seat == self.seat:
+            return self.name if self.name != "you" else "you"
+        if 0 <= seat < len(self.names) and self.names[seat]:
+            return self.names[seat]
+        return f"seat {seat}"
+
+    def hand_cards(self) -> list[tuple[Pos, Card]]:
+        """Our hand (after staged steps), sorted by suit then rank."""
+        st = self.view_state
+        if st is None or self.seat is None:
+            return []
+        out: list[tuple[Pos, Card]] = []
+        for pos in hand_positions(st, self.seat):
+            cid = st.card_at(pos)
+            if cid is not None:
+                out.append((pos, st.deck[cid]))
+        out.sort(key=lambda pc: (sort_key(pc[1]), pc[0]))
+        return out
+
+    def legal_kinds(self) -> tuple[str, ...]:
+        st = self.view_state
+        if st is None or self.seat is None or not self.my_turn:
+            return ()
+        return tuple(st.legal_kinds(self.seat))
+
+    def turn_hint(self) -> str:
+        """One line saying what the person can do now (from the engine's legal kinds)."""
+        kinds = self.legal_kinds()
+        if not kinds:
+            if self.state is not None and self.state.is_over:
+                return "hand over"
+            return f"waiting for {self.seat_name(self.state.to_move if self.state else None)}"
+        return "you may " + ", ".join(kinds)
+
+    # ------------------------------------------------------------------ staging
+    def refresh(self) -> None:
+        """Rebuild the preview from the replica plus queued and staged steps. A step the
+        engine now refuses (the hand changed under it) is dropped with its reason."""
+        st = self.state
+        if st is None or self.seat is None:
+            self.preview = None
+            return
+        if not self.outbox and not self.staged:
+            self.preview = None
+        else:
+            preview = st.copy()
+            for queue in (self.outbox, self.staged):
+                kept: list[Staged] = []
+                for step in queue:
+                    try:
+                        preview.apply(self.seat, step.action)
+                    except RuleViolation as exc:
+                        self.error = f"dropped '{step.text}': {format_violation(exc)}"
+                        break
+                    kept.append(step)
+                if len(kept) != len(queue):
+                    if queue is self.outbox:
+                        self.staged.clear()
+                    queue[:] = kept
+                    break
+            self.preview = preview
+        positions = {pos for pos, _ in self.hand_cards()}
+        self.selected &= positions
+        self.cursor = max(0, min(self.cursor, len(positions) - 1))
+
+    def parse(self, text: str, state: HandState | None = None) -> Action:
+        """The engine's action for console words, on the preview (or a given) state."""
+        st = state if state is not None else self.view_state
+        if st is None or self.seat is None:
+            raise ConsoleError("no hand in progress yet")
+        try:
+            return st.parse_action(self.seat, text)
+        except (ActionSyntaxError, NotationError) as exc:
+            raise ConsoleError(f"cannot read '{text}': {exc}") from None
+
+    def try_step(self, text: str) -> tuple[Action, HandState]:
+        """Parse and apply `text` on a copy of the preview; RuleViolation propagates."""
+        if not self.my_turn:
+            if self.in_flight is not None or self.outbox:
+                raise ConsoleError("wait: your previous step is still with the table")
+            raise ConsoleError(f"not your turn ({self.turn_hint()})")
+        base = self.view_state
+        assert base is not None and self.seat is not None
+        trial = base.copy()
+        action = self.parse(text, trial)
+        trial.apply(self.seat, action)
+        return action, trial
+
+    def stage(self, text: str) -> Staged:
+        """Add one step (a meld, an attachment) to the staging area after the engine has
+        accepted it on a copy. Nothing reaches the table until `send` or a discard."""
+        action, trial = self.try_step(text)
+        step = Staged(str(action) or text, action)
+        self.staged.append(step)
+        self.preview = trial
+        self.selected.clear()
+        self.refresh()
+        self.error = None
+        self.message = f"staged: {self.display_text(step.text)}  (send to lay it down, undo to take it back)"
+        return step
+
+    def act(self, text: str) -> Staged:
+        """An action that commits (draw, take, discard, play…): validated after the staged
+        steps, then everything staged is sent in order, this last."""
+        action, trial = self.try_step(text)
+        step = Staged(str(action) or text, action)
+        self.outbox.extend(self.staged)
+        self.staged.clear()
+        self.outbox.append(step)
+        self.preview = trial
+        self.selected.clear()
+        self.error = None
+        self.message = None
+        self._flush()
+        return step
+
+    def send(self) -> int:
+        """Submit the staged steps (without ending the turn). Returns how many were queued."""
+        if not self.staged:
+            raise ConsoleError("nothing staged (meld or attach first)")
+        if not self.my_turn:
+            raise ConsoleError(f"not your turn ({self.turn_hint()})")
+        n = len(self.staged)
+        self.outbox.extend(self.staged)
+        self.staged.clear()
+        self.error = None
+        self.message = f"sending {n} step(s)…"
+        self._flush()
+        return n
+
+    def undo(self) -> Staged:
+        if not self.staged:
+            raise ConsoleError("nothing staged to undo")
+        step = self.staged.pop()
+        self.refresh()
+        self.error = None
+        self.message = f"unstaged: {self.display_text(step.text)}"
+        return step
+
+    def clear_stage(self) -> int:
+        n = len(self.staged)
+        self.staged.clear()
+        self.selected.clear()
+        self.refresh()
+        self.error = None
+        self.message = f"cleared {n} staged step(s)" if n else "staging area already empty"
+        return n
+
+    def _flush(self) -> None:
+        """Hand the next queued step to the table if it is waiting for us. The table may
+        call `your_turn` again from inside `submit` (in-process tables do): that re-enters
+        here and sends the following step."""
+        if not self.outbox or self._submit is None or self.in_flight is not None:
+            return
+        step = self.outbox.pop(0)
+        submit, self._submit = self._submit, None
+        self.in_flight = step
+        submit(step.action)  # the table answers with your_turn / rejected / notify
+        self.refresh()
+        self.invalidate()
+
+    # ------------------------------------------------------------------ hand navigation
+    def move_cursor(self, delta: int) -> None:
+        n = len(self.hand_cards())
+        if n:
+            self.cursor = (self.cursor + delta) % n
+
+    def toggle_selected(self) -> None:
+        cards = self.hand_cards()
+        if not cards:
+            return
+        pos = cards[self.cursor][0]
+        self.selected ^= {pos}
+        self.move_cursor(1)
+
+    def cursor_card(self) -> Card | None:
+        cards = self.hand_cards()
+        if not cards:
+            return None
+        return cards[min(self.cursor, len(cards) - 1)][1]
+
+    def selected_cards(self) -> list[Card]:
+        """The selected cards in hand order (what `meld`/`attach` use with no card typed)."""
+        return [c for p, c in self.hand_cards() if p in self.selected]
+
+    def card_by_index(self, index: int) -> Card:
+        """The n-th card of the hand as shown (1-based), for `play 2` / `discard 3`."""
+        cards = self.hand_cards()
+        if not 1 <= index <= len(cards):
+            raise ConsoleError(f"no card number {index}: your hand has {len(cards)} card(s)")
+        return cards[index - 1][1]
+
+    # ------------------------------------------------------------------ text helpers
+    def display_text(self, text: str) -> str:
+        """Console words with card tokens shown with suit symbols (`meld 7♥ 8♥ 9♥`)."""
+        st = self.view_state
+        if st is None:
+            return text
+        out = []
+        for tok in text.split():
+            try:
+                out.append(st.deck.parse(tok).display() if len(tok) <= 3 else tok)
+            except (NotationError, ValueError):
+                out.append(tok)
+        return " ".join(out)
+
+    def log_line(self, text: str, style: str = "") -> None:
+        for part in text.splitlines() or [""]:
+            self.log.append(LogLine(part, style))
+
+    def result_lines(self, outcome: HandOutcome) -> list[str]:
+        res = outcome.result
+        lines = []
+        for side, pts, breakdown in zip(res.sides, res.points, res.breakdown):
+            who = " + ".join(self.seat_name(s) for s in side)
+            lines.append(f"{who}: {pts:+d}")
+            for ln in breakdown:
+                lines.append(f"   {ln.label:<28} {ln.points:+5d}")
+        return lines
+
+    def totals(self) -> tuple[list[list[int]], list[int]]:
+        """Sides and match totals (from the table's standings, or summed here)."""
+        st = self.standings or {}
+        sides = st.get("sides")
+        totals = st.get("totals")
+        if isinstance(sides, list) and isinstance(totals, list):
+            return [list(s) for s in sides], [int(t) for t in totals]
+        return [], []
+
+    def standings_text(self) -> str:
+        sides, totals = self.totals()
+        if not sides:
+            return "no score yet"
+        parts = [f"{'+'.join(self.seat_name(s) for s in side)} {t}" for side, t in zip(sides, totals)]
+        line = " | ".join(parts)
+        target = self.target if self.target is not None else (self.standings or {}).get("target")
+        if target is not None:
+            line += f"  (target {target})"
+        winner = (self.standings or {}).get("winner")
+        if self.match_over and isinstance(winner, int) and winner < len(sides):
+            line += f"  winner: {'+'.join(self.seat_name(s) for s in sides[winner])}"
+        return line
+
+    def _accumulate(self, result: HandResult) -> None:
+        sides, totals = self.totals()
+        if [list(s) for s in result.sides] != sides:
+            sides, totals = [list(s) for s in result.sides], [0] * len(result.sides)
+        totals = [t + p for t, p in zip(totals, result.points)]
+        st = dict(self.standings or {})
+        st.update({"sides": sides, "totals": totals, "hands": len(self.outcomes)})
+        if self.target is not None:
+            st.setdefault("target", self.target)
+        self.standings = st
+
+    def quit(self) -> None:
+        self.quit_requested = True
+        self.on_quit()
+
+
+def cards_text(cards: Iterable[Card]) -> str:
+    """Cards as typed words (what parse_action reads)."""
+    return " ".join(str(c) for c in cards)
+
+
+def positions_of(cards: Sequence[tuple[Pos, Card]]) -> list[Pos]:
+    return [p for p, _ in cards]

@@ -1,0 +1,277 @@
+"""What each game looks like on the console: the table panel, the seats panel, card labels
+and the action Enter performs. Pure formatting of the engine's `player_view` (no rule is
+decided here: anything about legality is asked of the engine).
+
+A *line* is a list of `(style, text)` fragments, the shape prompt-toolkit renders; nothing
+here imports prompt-toolkit, so these functions are tested as plain data.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+from ..games.cards import Card
+from .model import ConsoleModel
+
+Fragment = tuple[str, str]
+Line = list[Fragment]
+
+
+def card_style(card: Card, wild: bool = False) -> str:
+    """Red suits red, black suits plain, the joker and wild cards marked."""
+    if card.is_joker:
+        return "class:card.joker"
+    if wild:
+        return "class:card.wild"
+    return "class:card.red" if card.suit is not None and card.suit.is_red else "class:card.black"
+
+
+def text_width(line: Line) -> int:
+    return sum(len(t) for _, t in line)
+
+
+def flow(items: Iterable[Line], width: int, sep: str = "  ") -> list[Line]:
+    """Pack items (each a short line) onto lines of at most `width` columns, never splitting
+    an item unless it alone is wider than a line."""
+    lines: list[Line] = []
+    cur: Line = []
+    used = 0
+    for item in items:
+        w = text_width(item)
+        if cur and used + len(sep) + w > width:
+            lines.append(cur)
+            cur, used = [], 0
+        if cur:
+            cur.append(("", sep))
+            used += len(sep)
+        cur.extend(item)
+        used += w
+    if cur:
+        lines.append(cur)
+    return [clip(ln, width) for ln in lines]
+
+
+def clip(line: Line, width: int) -> Line:
+    """Cut a line to `width` columns (the window never wraps our lines)."""
+    out: Line = []
+    left = width
+    for style, text in line:
+        if left <= 0:
+            break
+        out.append((style, text[:left]))
+        left -= len(text[:left])
+    return out
+
+
+def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
+    """Plain text wrapped at spaces to `width` columns."""
+    lines: list[Line] = []
+    for para in text.splitlines() or [""]:
+        cur = ""
+        for word in para.split(" "):
+            if cur and len(cur) + 1 + len(word) > width:
+                lines.append([(style, cur)])
+                cur = "  " + word
+            else:
+                cur = f"{cur} {word}" if cur else word
+        lines.append([(style, cur[:width] if len(cur) > width else cur)])
+    return lines
+
+
+class Presenter:
+    """Game-independent parts; subclasses draw the table of their game."""
+
+    game = ""
+
+    def card_label(self, model: ConsoleModel, card: Card) -> str:
+        return card.display()
+
+    def card(self, model: ConsoleModel, card: Card, wild: bool = False) -> Fragment:
+        return (card_style(card, wild), self.card_label(model, card))
+
+    def cards(self, model: ConsoleModel, cards: Sequence[Card]) -> Line:
+        out: Line = []
+        for i, c in enumerate(cards):
+            if i:
+                out.append(("", " "))
+            out.append(self.card(model, c))
+        return out
+
+    def view(self, model: ConsoleModel) -> dict[str, Any]:
+        st = model.view_state
+        if st is None or model.seat is None:
+            return {}
+        return st.player_view(model.seat)
+
+    def card_of_text(self, model: ConsoleModel, text: str | None) -> Card | None:
+        st = model.view_state
+        if st is None or text is None:
+            return None
+        try:
+            return st.deck.parse(text)
+        except ValueError:
+            return None
+
+    def title(self, model: ConsoleModel) -> str:
+        return model.game or ""
+
+    def table_lines(self, model: ConsoleModel, width: int) -> list[Line]:
+        return []
+
+    def seat_lines(self, model: ConsoleModel, width: int) -> list[Line]:
+        return []
+
+    def attach_targets(self, model: ConsoleModel) -> list[int]:
+        return []
+
+    def default_action(self, model: ConsoleModel) -> str | None:
+        """The command line Enter runs on an empty prompt (shown in the hint line)."""
+        return None
+
+    def keys_hint(self, model: ConsoleModel) -> str:
+        return "←/→ move · Space select · Tab complete · F1 help · C-q quit"
+
+    def hand_label(self, model: ConsoleModel) -> str:
+        return f"your hand ({len(model.hand_cards())})"
+
+    def numbered_hand(self) -> bool:
+        return False
+
+    def _seat_row(self, model: ConsoleModel, seat: int, to_move: int | None,
+                  side_names: dict[int, str], detail: str, width: int) -> Line:
+        mark = "▶" if seat == to_move else " "
+        name = model.seat_name(seat)
+        style = "class:seat.me" if seat == model.seat else "class:seat"
+        if seat == to_move:
+            style += " class:seat.turn"
+        side = side_names.get(seat, "")
+        return clip([(style, f"{mark}{name[:12]:<12}"), ("class:side", f" {side:<2}"),
+                     ("", detail)], width)
+
+
+# ------------------------------------------------------------------------------- Briscola
+class BriscolaPresenter(Presenter):
+    """Trump, the trick on the table, cards left, points taken, the three cards in hand."""
+
+    game = "briscola"
+
+    def card_label(self, model: ConsoleModel, card: Card) -> str:
+        from ..games.briscola.faces import card_label
+        st = model.view_state
+        style = getattr(getattr(st, "rules", None), "display", "napoletane")
+        if card.suit is not None and not card.suit.italian:
+            style = "french"
+        return card_label(card, style)
+
+    def numbered_hand(self) -> bool:
+        return True
+
+    def default_action(self, model: ConsoleModel) -> str | None:
+        if not model.my_turn or model.cursor_card() is None:
+            return None
+        return f"play {model.cursor + 1}"
+
+    def keys_hint(self, model: ConsoleModel) -> str:
+        return "←/→ choose · Enter or 1-3 plays · Tab complete · F1 help · F10 score · C-q quit"
+
+    def title(self, model: ConsoleModel) -> str:
+        v = self.view(model)
+        return f"Briscola {v.get('rules', model.variant or '')}".strip()
+
+    def table_lines(self, model: ConsoleModel, width: int) -> list[Line]:
+        v = self.view(model)
+        if not v:
+            return [[("class:dim", "waiting for the deal…")]]
+        lines: list[Line] = []
+        trump = v.get("trump") or {}
+        tcard = self.card_of_text(model, trump.get("card"))
+        head: Line = [("class:label", "briscola (trump): ")]
+        head += [self.card(model, tcard)] if tcard else [("class:dim", "not shown yet")]
+        if trump.get("drawn"):
+            head.append(("class:dim", " (drawn)"))
+        head += [("", "   "), ("class:label", "stock: "), ("", f"{v.get('stock', 0)} left")]
+        if v.get("last_hand"):
+            head.append(("class:dim", " · last tricks, no drawing"))
+        lines.append(clip(head, width))
+        lines.append([])
+        trick: Line = [("class:label", "on the table: ")]
+        plays = v.get("trick") or []
+        if not plays:
+            trick.append(("class:dim", "nothing yet"))
+        for i, (seat, _pos, text) in enumerate(plays):
+            card = self.card_of_text(model, text)
+            if i:
+                trick.append(("", "   "))
+            trick.append(("class:seat", f"{model.seat_name(seat)}: "))
+            trick.append(self.card(model, card) if card else ("", "?"))
+        lines.append(clip(trick, width))
+        last = v.get("last_trick")
+        if last:
+            ln: Line = [("class:label", "last trick:   ")]
+            for i, (seat, _pos, text) in enumerate(last.get("plays", [])):
+                card = self.card_of_text(model, text)
+                if i:
+                    ln.append(("", "  "))
+                ln.append(("class:dim", f"{model.seat_name(seat)} "))
+                ln.append(self.card(model, card) if card else ("", "?"))
+            ln.append(("class:dim", f"  → {model.seat_name(last.get('winner'))}"))
+            lines.append(clip(ln, width))
+        lines.append([])
+        sides = v.get("sides") or []
+        for i, taken in enumerate(v.get("taken") or []):
+            who = " + ".join(model.seat_name(s) for s in (sides[i] if i < len(sides) else []))
+            lines.append(clip([("class:label", "points taken: "),
+                               ("class:seat.me" if model.seat in (sides[i] if i < len(sides) else [])
+                                else "class:seat", f"{who:<16}"),
+                               ("", f" {taken.get('points', 0):>3} pts  "
+                                    f"{taken.get('tricks', 0)} trick(s)")], width))
+        partner = v.get("partner_hand")
+        if partner:
+            ln = [("class:label", "partner's hand: ")]
+            ln += self.cards(model, [c for c in (self.card_of_text(model, t) for _, t in partner)
+                                     if c is not None])
+            lines.append(clip(ln, width))
+        for seat, cards in (v.get("shown_hands") or {}).items():
+            if int(seat) == model.seat or (partner and int(seat) == ((model.seat or 0) + 2) % 4):
+                continue
+            ln = [("class:label", f"{model.seat_name(int(seat))} shows: ")]
+            ln += self.cards(model, [c for c in (self.card_of_text(model, t) for _, t in cards)
+                                     if c is not None])
+            lines.append(clip(ln, width))
+        if v.get("seen"):
+            lines.append([])
+            seen = [self.card(model, c) for c in (self.card_of_text(model, t)
+                                                   for _, t in v["seen"]) if c is not None]
+            lines.append([("class:label", "cards seen (carte viste):")])
+            lines += flow([[f] for f in seen], width, sep=" ")
+        return lines
+
+    def seat_lines(self, model: ConsoleModel, width: int) -> list[Line]:
+        v = self.view(model)
+        if not v:
+            return []
+        sides = v.get("sides") or []
+        side_names = {s: "AB"[i] for i, side in enumerate(sides) for s in side}
+        sizes = v.get("hand_sizes") or []
+        out = [[("class:label", "seats")]]
+        for seat in range(int(v.get("n_seats", len(sizes)))):
+            detail = f"{sizes[seat] if seat < len(sizes) else '?'} cards"
+            if seat == v.get("dealer"):
+                detail += " · dealer"
+            out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
+        return out
+
+
+# ------------------------------------------------------------------------------- registry
+_PRESENTERS: dict[str, Presenter] = {"briscola": BriscolaPresenter()}
+
+
+def presenter_for(model: ConsoleModel) -> Presenter:
+    """The presenter of the model's game (a bare one before the first hand)."""
+    if model.game == "burraco" and "burraco" not in _PRESENTERS:
+        from .burraco_view import BurracoPresenter
+        _PRESENTERS["burraco"] = BurracoPresenter()
+    return _PRESENTERS.get(model.game or "", _BARE)
+
+
+_BARE = Presenter()

@@ -1,0 +1,447 @@
+"""The audit: re-derive a whole hand from its revealed seeds and name whoever deviated.
+
+`audit(transcript)` checks, in this order: every signature and every seat's chain; every
+commitment against its revealed seed (a seat that never revealed is named); every shuffle and
+lock pass, recomputed from its SIGNED recorded input and its author's seed (the first
+mismatch names the author, the signed message is the proof); every released key, every
+sealed envelope and every face-up proof against the seeds; every alarm (a false alarm names
+the alarmist); every incident (a signed message the host refused); and, for a whole
+transcript, that the log is the one the seats signed at the end.
+
+A fault is (seat, what, where): `seat` None means the host — or whoever wrote the file —
+since a record the seats' own signatures contradict was made by no seat; `where` is the
+log index of the message that proves it (None when the proof is an absence).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from . import signing
+from .deal import SEAT_TYPES
+from .derive import HAND_ID_BYTES, SEED_BYTES, SeatSecrets, commitment
+from .envelope import EnvelopeError, open_box
+from .group import BadPoint, card_points, invalid_points, is_valid_point
+from .passes import claim_holds, deck_hash, deck_shape_error, lock_pass, shuffle_pass
+from .transcript import Transcript, TranscriptError, log_hash
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One deviation: who, what, and which message proves it."""
+
+    seat: int | None
+    what: str
+    where: int | None
+    detail: str = ""
+
+    def to_wire(self) -> list[Any]:
+        return [self.seat, self.what, self.where, self.detail]
+
+    @classmethod
+    def from_wire(cls, v: Sequence[Any]) -> "Fault":
+        return cls(v[0], str(v[1]), v[2], str(v[3]) if len(v) > 3 else "")
+
+    def __str__(self) -> str:
+        who = "the host (or whoever wrote this record)" if self.seat is None \
+            else f"seat {self.seat}"
+        at = f" at message {self.where}" if self.where is not None else ""
+        return f"{who}: {self.what}{at}" + (f" — {self.detail}" if self.detail else "")
+
+
+@dataclass
+class Verdict:
+    """'fair', or the list of faults. `deal[pos]` is the card at each position when the
+    seeds let the auditor re-derive it (None otherwise); `notes` are remarks, not faults."""
+
+    faults: list[Fault] = field(default_factory=list)
+    deal: list[int] | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def fair(self) -> bool:
+        return not self.faults
+
+    def culprits(self) -> set[int | None]:
+        return {f.seat for f in self.faults}
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"fair": self.fair, "faults": [f.to_wire() for f in self.faults]}
+
+    @classmethod
+    def from_wire(cls, v: Mapping[str, Any]) -> "Verdict":
+        return cls([Fault.from_wire(f) for f in v.get("faults", [])])
+
+    def __str__(self) -> str:
+        if self.fair:
+            return "fair"
+        return "; ".join(str(f) for f in self.faults)
+
+
+# --------------------------------------------------------------------------- the log walk
+
+@dataclass
+class _Log:
+    """What the walk over the entries collected (only messages whose signature verifies)."""
+
+    hand_id: bytes
+    n_seats: int
+    n_cards: int
+    deck_id: str
+    keys: list[Ed25519PublicKey]
+    commits: dict[int, tuple[int, bytes, bytes]] = field(default_factory=dict)
+    passes: list[tuple[int, int, str, Mapping[str, Any]]] = field(default_factory=list)
+    releases: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
+    sealed: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
+    actions: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
+    alarms: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
+    reveals: dict[int, tuple[int, bytes]] = field(default_factory=dict)
+    voids: list[int] = field(default_factory=list)
+
+
+def _hand_start_error(hs: Mapping[str, Any]) -> str | None:
+    try:
+        if hs.get("type") != "hand_start":
+            return "entry 0 is not a hand_start"
+        if not isinstance(hs["hand_id"], bytes) or len(hs["hand_id"]) != HAND_ID_BYTES:
+            return "bad hand_id"
+        n, cards = hs["n_seats"], hs["n_cards"]
+        if not isinstance(n, int) or not 2 <= n <= 16:
+            return "bad n_seats"
+        if not isinstance(cards, int) or not 2 <= cards <= 4096:
+            return "bad n_cards"
+        if not isinstance(hs["deck"], str) or not hs["deck"].isascii():
+            return "bad deck"
+        keys = hs["seat_keys"]
+        if not isinstance(keys, list) or len(keys) != n:
+            return "one identity key per seat expected"
+        for k in keys:
+            Ed25519PublicKey.from_public_bytes(k)
+    except (KeyError, TypeError, ValueError) as exc:
+        return f"malformed hand_start ({exc})"
+    return None
+
+
+def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | None:
+    hs = entries[0] if entries else {}
+    problem = _hand_start_error(hs)
+    if problem:
+        faults.append(Fault(None, "bad_hand_start", 0, problem))
+        return None
+    log = _Log(hs["hand_id"], hs["n_seats"], hs["n_cards"], hs["deck"],
+               [Ed25519PublicKey.from_public_bytes(k) for k in hs["seat_keys"]])
+    start = signing.entry_hash(hs)
+    chains = [(0, start) for _ in range(log.n_seats)]
+    for i in range(1, len(entries)):
+        e = entries[i]
+        t = e.get("type")
+        if t == "hand_void":
+            log.voids.append(i)
+            continue
+        if t not in SEAT_TYPES or t == "sign_off":
+            faults.append(Fault(None, "unexpected_entry", i, f"a {t!r} entry in the log"))
+            continue
+        seat = e.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < log.n_seats:
+            faults.append(Fault(None, "unexpected_entry", i, f"no seat {seat!r}"))
+            continue
+        if not signing.verify(log.keys[seat], e):
+            faults.append(Fault(None, "bad_signature", i,
+                                f"a {t} claimed by seat {seat} does not verify with its key"))
+            continue
+        if e.get("hand_id") != log.hand_id:
+            faults.append(Fault(None, "wrong_hand", i, f"seat {seat}'s {t} is from another hand"))
+            continue
+        seq, last = chains[seat]
+        if e.get("seq") != seq or e.get("prev_hash") != last:
+            faults.append(Fault(None, "broken_chain", i,
+                                f"seat {seat}'s messages are missing or reordered before "
+                                f"this one (seq {e.get('seq')!r}, expected {seq})"))
+        chains[seat] = ((e.get("seq") if isinstance(e.get("seq"), int) else seq) + 1,
+                        signing.entry_hash(e))
+        try:
+            _collect(log, i, seat, t, e, faults)
+        except (KeyError, TypeError, ValueError) as exc:
+            faults.append(Fault(seat, "malformed", i, f"{t}: {exc}"))
+    return log
+
+
+def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
+             faults: list[Fault]) -> None:
+    if t == "commit":
+        if seat in log.commits:
+            faults.append(Fault(seat, "second_commit", i, "committed twice"))
+        else:
+            log.commits[seat] = (i, bytes(e["commitment"]), bytes(e["x25519"]))
+    elif t in ("shuffle", "lock"):
+        log.passes.append((i, seat, t, e))
+    elif t == "release":
+        log.releases.append((i, seat, e))
+    elif t == "sealed":
+        log.sealed.append((i, seat, e))
+    elif t == "action":
+        log.actions.append((i, seat, e))
+    elif t == "alarm":
+        log.alarms.append((i, seat, e))
+    elif t == "reveal":
+        if seat not in log.reveals:
+            log.reveals[seat] = (i, bytes(e["seed"]))
+
+
+# --------------------------------------------------------------------------- the audit
+
+def audit_log(entries: Sequence[Mapping[str, Any]],
+              incidents: Sequence[Mapping[str, Any]] = ()) -> Verdict:
+    """Audit a hand's log (and the host's incidents) — what host and peers run at hand end."""
+    faults: list[Fault] = []
+    log = _walk(entries, faults)
+    if log is None:
+        return Verdict(faults)
+    n, s_count = log.n_cards, log.n_seats
+    points = card_points(log.deck_id, n)
+
+    # seeds against commitments
+    secrets: dict[int, SeatSecrets] = {}
+    for seat in range(s_count):
+        if seat not in log.reveals:
+            faults.append(Fault(seat, "no_reveal", None, "never revealed its seed"))
+            continue
+        idx, seed = log.reveals[seat]
+        committed = log.commits.get(seat)
+        if committed is None:
+            faults.append(Fault(seat, "no_commit", idx, "revealed a seed it never committed"))
+            continue
+        if len(seed) != SEED_BYTES or commitment(log.hand_id, seat, seed) != committed[1]:
+            faults.append(Fault(seat, "bad_commitment", idx,
+                                "the revealed seed does not match its commitment"))
+            continue
+        sec = SeatSecrets(seed, log.hand_id, seat, n)
+        if sec.x25519_public != committed[2]:
+            faults.append(Fault(seat, "bad_x25519", committed[0],
+                                "the committed X25519 key is not the one its seed derives"))
+        secrets[seat] = sec
+
+    # passes, each recomputed from its signed recorded input
+    prev: list[bytes] = list(points)
+    passes_ok = True
+    for k, (idx, seat, kind, e) in enumerate(log.passes):
+        want_kind = "shuffle" if k < s_count else "lock"
+        if k >= 2 * s_count or seat != k % s_count or kind != want_kind:
+            faults.append(Fault(None, "out_of_order", idx,
+                                f"a {kind} pass by seat {seat} where the protocol has none"))
+            passes_ok = False
+            continue
+        deck = e.get("deck")
+        if e.get("input_hash") != deck_hash(prev):
+            faults.append(Fault(None, "fed_other_deck", idx,
+                                f"seat {seat}'s {kind} pass was built on a deck the record "
+                                "does not hold"))
+            passes_ok = False
+        elif seat in secrets:
+            shape = deck_shape_error(deck, n)
+            expected: list[bytes] | None
+            try:
+                expected = (shuffle_pass if kind == "shuffle" else lock_pass)(secrets[seat], prev)
+            except BadPoint:
+                expected = None  # the previous author's fault, named already
+            if expected is not None and deck != expected:
+                passes_ok = False
+                bad = invalid_points(deck) if isinstance(deck, list) and not shape else []
+                if shape and "same point" in shape:
+                    faults.append(Fault(seat, "duplicate_point", idx, shape))
+                elif shape:
+                    faults.append(Fault(seat, f"wrong_{kind}", idx, shape))
+                elif bad:
+                    faults.append(Fault(seat, "bad_point", idx,
+                                        f"{kind} output at positions {bad[:6]} is no valid "
+                                        "group element"))
+                else:
+                    diff = [j for j in range(n) if deck[j] != expected[j]]
+                    faults.append(Fault(seat, f"wrong_{kind}", idx,
+                                        f"{len(diff)} of {n} points differ from what its seed "
+                                        f"derives (first at position {diff[0]})"))
+            elif expected is None:
+                passes_ok = False
+        else:
+            passes_ok = False
+        if isinstance(deck, list) and len(deck) == n:
+            prev = deck
+    complete = len(log.passes) == 2 * s_count
+    locked = prev if complete else None
+
+    deal: list[int] | None = None
+    if complete and passes_ok and len(secrets) == s_count:
+        order = list(range(n))
+        for seat in range(s_count):
+            perm = secrets[seat].permutation
+            order = [order[perm[j]] for j in range(n)]
+        deal = order
+
+    def key_ok(seat: int, pos: int, key: Any) -> bool | None:
+        sec = secrets.get(seat)
+        return None if sec is None else key == sec.lock_key(pos)
+
+    # released keys
+    for idx, seat, e in log.releases:
+        wrong = [p for p, k in zip(e["positions"], e["keys"]) if key_ok(seat, p, k) is False]
+        if wrong:
+            faults.append(Fault(seat, "wrong_key", idx,
+                                f"released keys for positions {wrong[:6]} are not its lock keys"))
+
+    # sealed envelopes
+    for idx, seat, e in log.sealed:
+        sec = secrets.get(seat)
+        to = e["to"]
+        if sec is None or to not in log.commits:
+            continue
+        try:
+            keys = open_box(sec.x25519_private, log.commits[to][2], log.hand_id, seat, to,
+                            e["seq"], e["positions"], e["box"])
+        except EnvelopeError as exc:
+            faults.append(Fault(seat, "bad_envelope", idx, str(exc)))
+            continue
+        wrong = [p for p, k in zip(e["positions"], keys) if k != sec.lock_key(p)]
+        if wrong:
+            faults.append(Fault(seat, "bad_envelope", idx,
+                                f"the envelope to seat {to} holds wrong keys for {wrong[:6]}"))
+
+    # face-up proofs
+    published: dict[tuple[int, int], bytes] = {}
+    for idx, seat, e in log.releases:
+        for p, k in zip(e["positions"], e["keys"]):
+            published[(p, seat)] = k
+    for idx, seat, e in log.actions:
+        for pos, card, key in zip(e["positions"], e["cards"], e["keys"]):
+            if key_ok(seat, pos, key) is False:
+                faults.append(Fault(seat, "wrong_key", idx,
+                                    f"the key shown with position {pos} is not its lock key"))
+            elif deal is not None and deal[pos] != card:
+                faults.append(Fault(seat, "false_claim", idx,
+                                    f"claimed card {card} at position {pos}, "
+                                    f"which holds card {deal[pos]}"))
+            published[(pos, seat)] = key
+
+    # incidents: signed messages the host refused as proof of a deviation
+    for inc in incidents:
+        faults.extend(_judge_incident(inc, log, secrets, deal, locked, published, points))
+
+    # alarms
+    for idx, seat, e in log.alarms:
+        faults.extend(_judge_alarm(idx, seat, e, entries, faults))
+
+    return Verdict(faults, deal)
+
+
+def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, SeatSecrets],
+                    deal: list[int] | None, locked: list[bytes] | None,
+                    published: Mapping[tuple[int, int], bytes],
+                    points: Sequence[bytes]) -> list[Fault]:
+    msg, code = inc.get("msg"), inc.get("code")
+    if not isinstance(msg, Mapping):
+        return [Fault(None, "bad_incident", None, "an incident without its message")]
+    seat = msg.get("seat")
+    if not isinstance(seat, int) or not 0 <= seat < log.n_seats \
+            or not signing.verify(log.keys[seat], msg) or msg.get("hand_id") != log.hand_id:
+        return [Fault(None, "bad_incident", None,
+                      f"a refused {msg.get('type')!r} whose signature does not verify")]
+    if code == "table.bad_deck":
+        shape = deck_shape_error(msg.get("deck"), log.n_cards)
+        if shape:
+            what = "duplicate_point" if "same point" in shape else "bad_deck"
+            return [Fault(seat, what, None, f"refused {msg.get('type')} pass: {shape}")]
+        return [Fault(None, "false_incident", None, "the host refused a well-formed pass")]
+    if code == "table.bad_proof":
+        out: list[Fault] = []
+        for pos, card, key in zip(msg.get("positions", []), msg.get("cards", []),
+                                  msg.get("keys", [])):
+            sec = secrets.get(seat)
+            if sec is not None and key != sec.lock_key(pos):
+                out.append(Fault(seat, "wrong_key", None,
+                                 f"refused action showed a false key for position {pos}"))
+            elif deal is not None and deal[pos] != card:
+                out.append(Fault(seat, "false_claim", None,
+                                 f"refused action claimed card {card} at position {pos}, "
+                                 f"which holds card {deal[pos]}"))
+            elif deal is None and locked is not None:
+                keys = [key if s == seat else published.get((pos, s))
+                        for s in range(log.n_seats)]
+                if None not in keys and not claim_holds(locked[pos], keys,  # type: ignore[arg-type]
+                                                        points[card]):
+                    out.append(Fault(seat, "false_claim", None,
+                                     f"refused action's proof for position {pos} fails"))
+        return out or [Fault(None, "false_incident", None,
+                             "the host refused a face-up proof that holds")]
+    if code == "table.not_entitled":
+        return []  # judged by the table layer, which replays the game's entitlement
+    return [Fault(None, "bad_incident", None, f"an incident of unknown kind {code!r}")]
+
+
+def _judge_alarm(idx: int, seat: int, e: Mapping[str, Any],
+                 entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> list[Fault]:
+    what, ref, positions = e.get("what"), e.get("ref"), e.get("positions", [])
+    if what == "bad_point" and isinstance(ref, int) and 0 < ref < len(entries):
+        deck = entries[ref].get("deck")
+        bad = [p for p in positions if isinstance(deck, list) and isinstance(p, int)
+               and 0 <= p < len(deck) and not is_valid_point(deck[p])]
+        if bad:
+            culprit = entries[ref].get("seat")
+            if not any(f.seat == culprit and f.where == ref for f in faults):
+                return [Fault(culprit if isinstance(culprit, int) else None, "bad_point", ref,
+                              f"positions {bad[:6]} hold no valid group element "
+                              f"(alarm by seat {seat})")]
+            return []
+        return [Fault(seat, "false_alarm", idx, "the points it called invalid are valid")]
+    others = [f for f in faults if f.seat != seat and f.what != "no_reveal"]
+    if others:
+        return []
+    return [Fault(seat, "false_alarm", idx,
+                  f"raised {what!r} but every pass and key checks out")]
+
+
+def audit(transcript: Transcript) -> Verdict:
+    """The whole audit of a recorded hand: the log, the incidents, and that the log is the
+    history the seats signed at the end."""
+    if not transcript.entries:
+        raise TranscriptError("an empty transcript")
+    verdict = audit_log(transcript.entries, transcript.incidents)
+    hs = transcript.entries[0]
+    if _hand_start_error(hs):
+        return verdict
+    computed = log_hash(transcript.entries)
+    end = transcript.hand_end
+    if end is None:
+        verdict.faults.append(Fault(None, "incomplete", None, "the record has no hand_end"))
+    elif end.get("transcript_hash") != computed:
+        verdict.faults.append(Fault(None, "tampered", None,
+                                    "the log is not the one the hand closed on (entries "
+                                    "cut, added or changed)"))
+    keys = [Ed25519PublicKey.from_public_bytes(k) for k in hs["seat_keys"]]
+    matched: set[int] = set()
+    disputed: list[int] = []
+    for so in transcript.sign_offs:
+        seat = so.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(keys) \
+                or not signing.verify(keys[seat], so) or so.get("type") != "sign_off" \
+                or so.get("hand_id") != hs["hand_id"]:
+            verdict.faults.append(Fault(None, "bad_signature", None,
+                                        f"a sign-off claimed by seat {seat!r} does not verify"))
+            continue
+        if so.get("transcript_hash") == computed:
+            matched.add(seat)
+        else:
+            disputed.append(seat)
+    if not matched:
+        verdict.faults.append(Fault(None, "tampered" if disputed else "unsigned", None,
+                                    "no seat signed this history" if not disputed else
+                                    f"seats {sorted(disputed)} signed a different history"))
+    else:
+        for seat in disputed:
+            verdict.faults.append(Fault(None, "history_differs", None,
+                                        f"seat {seat} signed a different history"))
+        missing = sorted(set(range(len(keys))) - matched - set(disputed))
+        if missing:
+            verdict.notes.append(f"no sign-off from seats {missing}")
+    return verdict

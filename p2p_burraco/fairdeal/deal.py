@@ -1,0 +1,386 @@
+"""The public side of one hand's fair deal: what every node — the host included — knows.
+
+`PublicDeal` holds no secret: the commitments, every pass, the locked deck, the keys that
+were released in the open, which envelopes went where, the cards shown face up, and the
+seeds once revealed. It checks each incoming seat-authored message against that state
+(`check`, which never mutates) and records it (`apply`). The host uses it as the gate of
+the table; every peer keeps one as its replica; both give it the engine's idea of who may
+know a position as a callback (`audience(pos) -> seats`) — fairdeal knows no game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+from . import signing
+from .derive import HAND_ID_BYTES, SEED_BYTES, commitment
+from .group import BadPoint, card_points, card_table, is_canonical_scalar
+from .passes import claim_holds, deck_hash, deck_shape_error, decode_many, initial_deck
+
+Audience = Callable[[int], frozenset[int]]
+
+PHASES = ("commit", "shuffle", "lock", "deal", "reveal", "closed")
+SEAT_TYPES = ("commit", "shuffle", "lock", "release", "sealed", "action", "alarm", "reveal",
+              "sign_off")
+BOX_OVERHEAD = 16  # the Poly1305 tag
+
+
+class DealError(ValueError):
+    """A message refused. `code` is a stable table.* code; `voiding` marks a validly signed
+    message that proves its author deviated (the hand must stop and be audited)."""
+
+    def __init__(self, code: str, message: str, *, seat: int | None = None,
+                 voiding: bool = False) -> None:
+        self.code = code
+        self.message = message
+        self.seat = seat
+        self.voiding = voiding
+        super().__init__(f"{code}: {message}")
+
+
+@dataclass
+class SeatChain:
+    """Where a seat's signed chain stands: the seq and prev_hash its next message must carry."""
+
+    next_seq: int
+    last_hash: bytes
+
+
+@dataclass
+class PublicDeal:
+    """One hand's public fair-deal state, built from its `hand_start` entry."""
+
+    hand_start: Mapping[str, Any]
+    verify_signatures: bool = True
+    hand_id: bytes = field(init=False)
+    n_seats: int = field(init=False)
+    n_cards: int = field(init=False)
+    deck_id: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        hs = self.hand_start
+        self.hand_id = hs["hand_id"]
+        self.n_seats = int(hs["n_seats"])
+        self.n_cards = int(hs["n_cards"])
+        self.deck_id = str(hs["deck"])
+        if len(self.hand_id) != HAND_ID_BYTES:
+            raise ValueError("hand_id must be 16 bytes")
+        if len(hs["seat_keys"]) != self.n_seats:
+            raise ValueError("one identity key per seat")
+        self.seat_keys: list[Ed25519PublicKey] = [Ed25519PublicKey.from_public_bytes(k)
+                                                  for k in hs["seat_keys"]]
+        self.points: tuple[bytes, ...] = card_points(self.deck_id, self.n_cards)
+        self.table: dict[bytes, int] = card_table(self.deck_id, self.n_cards)
+        self.all_seats: frozenset[int] = frozenset(range(self.n_seats))
+        start = signing.entry_hash(hs)
+        self.log: list[Mapping[str, Any]] = [hs]
+        self.head: bytes = signing.chain_step(signing.chain_start(), start)
+        self.chains: list[SeatChain] = [SeatChain(0, start) for _ in range(self.n_seats)]
+        self.phase = "commit"
+        self.commitments: dict[int, bytes] = {}
+        self.x25519: dict[int, bytes] = {}
+        self.decks: list[list[bytes]] = [initial_deck(self.deck_id, self.n_cards)]
+        self.pass_entries: list[int] = []           # log index of each pass, in order
+        self.published: list[dict[int, bytes]] = [{} for _ in range(self.n_cards)]
+        self.sealed: dict[tuple[int, int, int], int] = {}   # (pos, sender, to) → log index
+        self.public_cards: dict[int, int] = {}      # positions shown face up → card
+        self.seeds: dict[int, bytes] = {}
+        self.bad_reveals: dict[int, int] = {}       # seat → log index of a non-matching seed
+        self.alarms: list[int] = []
+
+    # ------------------------------------------------------------------ views
+    @property
+    def locked(self) -> list[bytes] | None:
+        """The final locked deck L, once every seat has done its lock pass."""
+        return self.decks[-1] if len(self.decks) == 2 * self.n_seats + 1 else None
+
+    @property
+    def current_deck(self) -> list[bytes]:
+        return self.decks[-1]
+
+    @property
+    def next_pass_seat(self) -> int | None:
+        """Whose shuffle or lock pass is due (seat order 0..n-1, shuffles then locks)."""
+        if self.phase not in ("shuffle", "lock"):
+            return None
+        return (len(self.decks) - 1) % self.n_seats
+
+    def keys_of(self, pos: int) -> dict[int, bytes]:
+        return self.published[pos]
+
+    def missing_keys(self, pos: int, have: Mapping[int, bytes] | None = None) -> list[int]:
+        """Seats whose key of `pos` is neither published nor in `have`."""
+        got = self.published[pos]
+        return [s for s in range(self.n_seats) if s not in got and not (have and s in have)]
+
+    def entry_hash_at(self, index: int) -> bytes:
+        return signing.entry_hash(self.log[index])
+
+    # ------------------------------------------------------------------ checking
+    def check(self, msg: Mapping[str, Any], sender: int | None,
+              audience: Audience | None = None) -> None:
+        """Raise DealError if `msg` may not be appended now; never changes anything.
+
+        `sender` is the seat the connection belongs to (None: a relayed entry, trust the
+        `seat` field). `audience` is the engine's entitlement (needed for release/sealed)."""
+        mtype = msg.get("type")
+        if mtype not in SEAT_TYPES:
+            raise DealError("table.wrong_phase", f"{mtype!r} is not a seat message")
+        self._check_chain(msg, sender)
+        seat = int(msg["seat"])
+        getattr(self, f"_check_{mtype}")(msg, seat, audience)
+
+    def _check_chain(self, msg: Mapping[str, Any], sender: int | None) -> None:
+        if msg.get("hand_id") != self.hand_id:
+            raise DealError("table.wrong_hand", "hand_id is not this hand's")
+        seat = msg.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < self.n_seats:
+            raise DealError("table.wrong_seat", f"no seat {seat!r} at this table")
+        if sender is not None and seat != sender:
+            raise DealError("table.wrong_seat", f"seat {sender} sent a message signed as {seat}")
+        chain = self.chains[seat]
+        if msg.get("seq") != chain.next_seq:
+            raise DealError("table.replayed_seq",
+                            f"seq {msg.get('seq')!r}, expected {chain.next_seq} from seat {seat}")
+        if msg.get("prev_hash") != chain.last_hash:
+            raise DealError("table.bad_chain", f"prev_hash of seat {seat} does not chain")
+        if self.verify_signatures and not signing.verify(self.seat_keys[seat], msg):
+            raise DealError("table.bad_signature",
+                            f"the signature does not verify with seat {seat}'s key")
+
+    def _need_phase(self, *phases: str) -> None:
+        if self.phase not in phases:
+            raise DealError("table.wrong_phase",
+                            f"expected in phase {'/'.join(phases)}, the hand is in {self.phase}")
+
+    def _check_commit(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
+        self._need_phase("commit")
+        if seat in self.commitments:
+            raise DealError("table.replayed_seq", f"seat {seat} has already committed")
+        for name in ("commitment", "x25519"):
+            v = msg.get(name)
+            if not isinstance(v, bytes) or len(v) != 32:
+                raise DealError("table.bad_message", f"{name} must be 32 bytes")
+
+    def _check_pass(self, msg: Mapping[str, Any], seat: int, kind: str) -> None:
+        self._need_phase(kind)
+        due = self.next_pass_seat
+        if seat != due:
+            raise DealError("table.not_your_turn", f"the {kind} pass of seat {due} is due")
+        if msg.get("input_hash") != deck_hash(self.current_deck):
+            raise DealError("table.bad_input",
+                            f"seat {seat}'s {kind} pass names a deck other than the current one")
+        problem = deck_shape_error(msg.get("deck"), self.n_cards)
+        if problem:
+            raise DealError("table.bad_deck", f"seat {seat}'s {kind} pass: {problem}",
+                            seat=seat, voiding=True)
+
+    def _check_shuffle(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
+        self._check_pass(msg, seat, "shuffle")
+
+    def _check_lock(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
+        self._check_pass(msg, seat, "lock")
+
+    def _positions(self, positions: Any, what: str) -> list[int]:
+        if not isinstance(positions, list) or not positions:
+            raise DealError("table.bad_message", f"{what}: positions must be a non-empty list")
+        for p in positions:
+            if not isinstance(p, int) or isinstance(p, bool) or not 0 <= p < self.n_cards:
+                raise DealError("table.unknown_position", f"{what}: no position {p!r}")
+        if len(set(positions)) != len(positions):
+            raise DealError("table.bad_message", f"{what}: a position is named twice")
+        return positions
+
+    def _check_keys(self, keys: Any, n: int, what: str) -> list[bytes]:
+        if not isinstance(keys, list) or len(keys) != n:
+            raise DealError("table.bad_message", f"{what}: one key per position")
+        for k in keys:
+            if not is_canonical_scalar(k):
+                raise DealError("table.bad_message", f"{what}: a key is not a scalar in 1..ℓ-1")
+        return keys
+
+    def _check_release(self, msg: Mapping[str, Any], seat: int,
+                       audience: Audience | None) -> None:
+        self._need_phase("deal")
+        positions = self._positions(msg.get("positions"), "release")
+        keys = self._check_keys(msg.get("keys"), len(positions), "release")
+        to = msg.get("to")
+        if not isinstance(to, list) or len(to) != len(positions):
+            raise DealError("table.bad_message", "release: one audience per position")
+        if audience is None:
+            raise DealError("table.wrong_phase", "no entitlement is known yet")
+        for pos, aud, _ in zip(positions, to, keys):
+            entitled = audience(pos)
+            if not isinstance(aud, list) or aud != sorted(entitled):
+                raise DealError("table.not_entitled",
+                                f"seat {seat} released position {pos} to {aud}, but the public "
+                                f"state entitles {sorted(entitled) or 'nobody'}",
+                                seat=seat, voiding=True)
+            if not entitled or (seat in entitled and entitled != self.all_seats):
+                raise DealError("table.not_entitled",
+                                f"seat {seat} may not release position {pos} to {sorted(entitled)}",
+                                seat=seat, voiding=True)
+            if seat in self.published[pos]:
+                raise DealError("table.duplicate_key",
+                                f"seat {seat} already released position {pos}")
+
+    def _check_sealed(self, msg: Mapping[str, Any], seat: int,
+                      audience: Audience | None) -> None:
+        self._need_phase("deal")
+        positions = self._positions(msg.get("positions"), "sealed")
+        to = msg.get("to")
+        if not isinstance(to, int) or not 0 <= to < self.n_seats or to == seat:
+            raise DealError("table.bad_message", f"sealed: bad recipient {to!r}")
+        box = msg.get("box")
+        if not isinstance(box, bytes) or len(box) != 32 * len(positions) + BOX_OVERHEAD:
+            raise DealError("table.bad_message", "sealed: the box has the wrong size")
+        if audience is None:
+            raise DealError("table.wrong_phase", "no entitlement is known yet")
+        for pos in positions:
+            entitled = audience(pos)
+            if seat not in entitled or to not in entitled or entitled == self.all_seats:
+                raise DealError("table.not_entitled",
+                                f"seat {seat} sealed position {pos} for seat {to}, but the "
+                                f"public state entitles {sorted(entitled) or 'nobody'}",
+                                seat=seat, voiding=True)
+            if (pos, seat, to) in self.sealed or seat in self.published[pos]:
+                raise DealError("table.duplicate_key",
+                                f"seat {seat} already gave position {pos} to seat {to}")
+
+    def _check_action(self, msg: Mapping[str, Any], seat: int,
+                      audience: Audience | None) -> None:
+        self._need_phase("deal")
+        positions, cards, keys = msg.get("positions"), msg.get("cards"), msg.get("keys")
+        if not isinstance(positions, list) or not positions:
+            if positions == [] and cards == [] and keys == []:
+                return
+            raise DealError("table.bad_message", "action: positions must be a list")
+        self._check_proofs(seat, positions, cards, keys)
+
+    def _check_proofs(self, seat: int, positions: Any, cards: Any, keys: Any) -> None:
+        positions = self._positions(positions, "proof")
+        keys = self._check_keys(keys, len(positions), "proof")
+        if not isinstance(cards, list) or len(cards) != len(positions):
+            raise DealError("table.bad_message", "proof: one card per position")
+        locked = self.locked
+        assert locked is not None
+        for pos, card, key in zip(positions, cards, keys):
+            if not isinstance(card, int) or not 0 <= card < self.n_cards:
+                raise DealError("table.bad_message", f"proof: no card {card!r} in this deck")
+            if pos in self.public_cards or seat in self.published[pos]:
+                raise DealError("table.unknown_position",
+                                f"position {pos} is already face up")
+            missing = [s for s in self.missing_keys(pos) if s != seat]
+            if missing:
+                raise DealError("table.unknown_position",
+                                f"position {pos} is not in seat {seat}'s hand (no keys of "
+                                f"seats {missing})")
+            all_keys = [key if s == seat else self.published[pos][s]
+                        for s in range(self.n_seats)]
+            if not claim_holds(locked[pos], all_keys, self.points[card]):
+                raise DealError("table.bad_proof",
+                                f"seat {seat} claims card {card} at position {pos}, "
+                                "but K·P[card] ≠ L[pos]", seat=seat, voiding=True)
+
+    def _check_alarm(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
+        self._need_phase("shuffle", "lock", "deal")
+        if not isinstance(msg.get("what"), str) or not isinstance(msg.get("positions"), list):
+            raise DealError("table.bad_message", "alarm: what and positions are required")
+
+    def _check_reveal(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
+        self._need_phase("reveal")
+        if seat in self.seeds or seat in self.bad_reveals:
+            raise DealError("table.replayed_seq", f"seat {seat} has already revealed")
+        seed = msg.get("seed")
+        if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
+            raise DealError("table.bad_message", "a seed is 32 bytes")
+
+    def _check_sign_off(self, msg: Mapping[str, Any], seat: int,
+                        audience: Audience | None) -> None:
+        raise DealError("table.wrong_phase", "sign_off is collected beside the log, not in it")
+
+    # ------------------------------------------------------------------ recording
+    def apply(self, msg: Mapping[str, Any]) -> int:
+        """Record an already-checked seat message; returns its log index."""
+        seat = int(msg["seat"])
+        mtype = msg["type"]
+        index = self._append(msg)
+        chain = self.chains[seat]
+        chain.next_seq += 1
+        chain.last_hash = signing.entry_hash(msg)
+        if mtype == "commit":
+            self.commitments[seat] = msg["commitment"]
+            self.x25519[seat] = msg["x25519"]
+            if len(self.commitments) == self.n_seats:
+                self.phase = "shuffle"
+        elif mtype in ("shuffle", "lock"):
+            self.decks.append(list(msg["deck"]))
+            self.pass_entries.append(index)
+            if len(self.decks) == self.n_seats + 1:
+                self.phase = "lock"
+            elif len(self.decks) == 2 * self.n_seats + 1:
+                self.phase = "deal"
+        elif mtype == "release":
+            for pos, key in zip(msg["positions"], msg["keys"]):
+                self.published[pos][seat] = key
+        elif mtype == "sealed":
+            for pos in msg["positions"]:
+                self.sealed[(pos, seat, msg["to"])] = index
+        elif mtype == "action":
+            for pos, card, key in zip(msg["positions"], msg["cards"], msg["keys"]):
+                self.published[pos][seat] = key
+                self.public_cards[pos] = card
+        elif mtype == "alarm":
+            self.alarms.append(index)
+        elif mtype == "reveal":
+            if commitment(self.hand_id, seat, msg["seed"]) == self.commitments.get(seat):
+                self.seeds[seat] = msg["seed"]
+            else:
+                self.bad_reveals[seat] = index
+        return index
+
+    def append_host_entry(self, msg: Mapping[str, Any]) -> int:
+        """Record a host-authored entry (hand_void) in the log."""
+        return self._append(msg)
+
+    def _append(self, msg: Mapping[str, Any]) -> int:
+        self.log.append(msg)
+        self.head = signing.chain_step(self.head, signing.entry_hash(msg))
+        return len(self.log) - 1
+
+    def begin_reveal(self) -> None:
+        """The hand is over (or void): from now on only seed reveals are accepted."""
+        self.phase = "reveal"
+
+    def close(self) -> None:
+        self.phase = "closed"
+
+    @property
+    def revealed_all(self) -> bool:
+        return len(self.seeds) + len(self.bad_reveals) == self.n_seats
+
+    # ------------------------------------------------------------------ public reveals
+    def decode_public(self, positions: Sequence[int]) -> dict[int, int | None]:
+        """Decode positions whose every key is published (a public reveal). None marks a point
+        that is no card or not a valid group element — an alarm."""
+        locked = self.locked
+        assert locked is not None
+        todo = [p for p in positions if not self.missing_keys(p)]
+        if not todo:
+            return {}
+        keysets = [[self.published[p][s] for s in range(self.n_seats)] for p in todo]
+        try:
+            cards = decode_many([locked[p] for p in todo], keysets, self.table)
+        except BadPoint as exc:
+            bad = {todo[i] for i in exc.indices}
+            good = [p for p in todo if p not in bad]
+            out: dict[int, int | None] = {p: None for p in bad}
+            out.update(self.decode_public(good) if good else {})
+            return out
+        return dict(zip(todo, cards))
+
+    def learn_public(self, pos: int, card: int) -> None:
+        self.public_cards[pos] = card

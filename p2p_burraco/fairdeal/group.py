@@ -1,0 +1,218 @@
+"""Cards as points of the ed25519 prime-order group, and the scalar arithmetic on them.
+
+Why this way: scalar multiplication commutes (k·(j·P) = j·(k·P)) and k⁻¹ undoes k, which is
+all a commutative card cipher needs; libsodium does it in ~0.1 ms. The hot loops call the
+libsodium functions PyNaCl binds (`nacl._sodium.lib`, the same C entry points behind
+`nacl.bindings`) on preallocated buffers, so a deck pass costs what its multiplications
+cost and little else.
+
+Validation: `crypto_scalarmult_ed25519_noclamp` itself refuses any input that is not a
+canonical encoding of a point of the prime-order subgroup (identity, small order, mixed
+torsion, off-curve), so every point a node multiplies is validated by that very call; every
+other received point is checked with `crypto_core_ed25519_is_valid_point` before use.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+from functools import lru_cache
+from typing import Iterable, Sequence
+
+import nacl.bindings  # noqa: F401  (runs sodium_init before the raw library is used)
+from nacl._sodium import ffi, lib
+
+POINT_BYTES = 32
+SCALAR_BYTES = 32
+GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493
+"""ℓ, the order of the prime-order subgroup (scalars live mod ℓ)."""
+
+CARD_DOMAIN = b"p2p-burraco/card/v1"
+
+MULTIPLICATIONS = [0]
+"""Point multiplications done by this process (one add per batch: what `bench deal` counts
+to time the same number of bare multiplications as its floor)."""
+
+
+class BadPoint(ValueError):
+    """Points that are not valid prime-order group elements (or multiply to the identity).
+
+    `indices` names which elements of the input failed, so a node can blame the author."""
+
+    def __init__(self, indices: Sequence[int], message: str = "") -> None:
+        self.indices = tuple(indices)
+        super().__init__(message or f"invalid group element at index {list(self.indices)[:8]}")
+
+
+class BadScalar(ValueError):
+    """A scalar that is zero or not a canonical 32-byte value below ℓ."""
+
+
+# --------------------------------------------------------------------------- cards
+
+def card_point_input(deck_id: str, card: int) -> bytes:
+    """The fixed bytes hashed for card `card` of deck `deck_id` (PROTOCOL.md, card points)."""
+    did = deck_id.encode("ascii")
+    return CARD_DOMAIN + bytes([len(did)]) + did + struct.pack(">H", card)
+
+
+@lru_cache(maxsize=16)
+def card_points(deck_id: str, n_cards: int) -> tuple[bytes, ...]:
+    """P[c] = from_uniform(SHA-512(domain || deck_id || c)[:32]) for c in 0..n-1 (cached:
+    computed once per deck kind per process)."""
+    out = ffi.new("unsigned char[]", POINT_BYTES)
+    points: list[bytes] = []
+    for c in range(n_cards):
+        r = hashlib.sha512(card_point_input(deck_id, c)).digest()[:32]
+        if lib.crypto_core_ed25519_from_uniform(out, r) != 0:  # pragma: no cover - never
+            raise RuntimeError("from_uniform failed")
+        points.append(bytes(out))
+    if len(set(points)) != n_cards:  # pragma: no cover - a hash collision
+        raise RuntimeError(f"card points of {deck_id} collide")
+    return tuple(points)
+
+
+@lru_cache(maxsize=16)
+def card_table(deck_id: str, n_cards: int) -> dict[bytes, int]:
+    """Point bytes → card index: decoding a card is one dict lookup."""
+    return {p: c for c, p in enumerate(card_points(deck_id, n_cards))}
+
+
+# --------------------------------------------------------------------------- points
+
+def is_valid_point(p: object) -> bool:
+    """A canonical 32-byte encoding of a prime-order-subgroup point other than the identity."""
+    return (isinstance(p, bytes) and len(p) == POINT_BYTES
+            and lib.crypto_core_ed25519_is_valid_point(p) == 1)
+
+
+def invalid_points(points: Sequence[object]) -> list[int]:
+    """Indices of the elements that are not valid points (a full check per element)."""
+    return [i for i, p in enumerate(points) if not is_valid_point(p)]
+
+
+def mul(k: bytes, p: bytes) -> bytes:
+    """k·P; BadPoint if P is not a valid point (or the result is the identity)."""
+    out = ffi.new("unsigned char[]", POINT_BYTES)
+    MULTIPLICATIONS[0] += 1
+    if len(p) != POINT_BYTES or lib.crypto_scalarmult_ed25519_noclamp(out, k, p) != 0:
+        raise BadPoint([0])
+    return bytes(out)
+
+
+def mul_one_key(k: bytes, points: Sequence[bytes]) -> list[bytes]:
+    """[k·P for P in points]; BadPoint naming every index that failed."""
+    out = ffi.new("unsigned char[]", POINT_BYTES)
+    f = lib.crypto_scalarmult_ed25519_noclamp
+    res: list[bytes] = []
+    bad: list[int] = []
+    MULTIPLICATIONS[0] += len(points)
+    for i, p in enumerate(points):
+        if len(p) != POINT_BYTES or f(out, k, p) != 0:
+            bad.append(i)
+            res.append(b"")
+        else:
+            res.append(bytes(out))
+    if bad:
+        raise BadPoint(bad)
+    return res
+
+
+def mul_each(keys: Sequence[bytes], points: Sequence[bytes]) -> list[bytes]:
+    """[keys[j]·points[j]]; BadPoint naming every index that failed."""
+    if len(keys) != len(points):
+        raise ValueError("one key per point")
+    out = ffi.new("unsigned char[]", POINT_BYTES)
+    f = lib.crypto_scalarmult_ed25519_noclamp
+    res: list[bytes] = []
+    bad: list[int] = []
+    MULTIPLICATIONS[0] += len(points)
+    for i, (k, p) in enumerate(zip(keys, points)):
+        if len(p) != POINT_BYTES or f(out, k, p) != 0:
+            bad.append(i)
+            res.append(b"")
+        else:
+            res.append(bytes(out))
+    if bad:
+        raise BadPoint(bad)
+    return res
+
+
+# --------------------------------------------------------------------------- scalars
+
+def scalar_reduce(wide: bytes) -> bytes:
+    """64 uniform bytes → a scalar mod ℓ (negligible bias)."""
+    if len(wide) != 64:
+        raise ValueError("scalar_reduce takes 64 bytes")
+    out = ffi.new("unsigned char[]", SCALAR_BYTES)
+    lib.crypto_core_ed25519_scalar_reduce(out, wide)
+    return bytes(out)
+
+
+def scalar_mul(a: bytes, b: bytes) -> bytes:
+    out = ffi.new("unsigned char[]", SCALAR_BYTES)
+    lib.crypto_core_ed25519_scalar_mul(out, a, b)
+    return bytes(out)
+
+
+def scalar_product(scalars: Iterable[bytes]) -> bytes:
+    """∏ scalars mod ℓ (combine keys first: one point multiplication instead of many)."""
+    out = ffi.new("unsigned char[]", SCALAR_BYTES)
+    it = iter(scalars)
+    try:
+        acc = next(it)
+    except StopIteration:
+        raise ValueError("product of no scalars") from None
+    f = lib.crypto_core_ed25519_scalar_mul
+    for s in it:
+        f(out, acc, s)
+        acc = bytes(out)
+    return acc
+
+
+def scalar_invert(a: bytes) -> bytes:
+    out = ffi.new("unsigned char[]", SCALAR_BYTES)
+    if lib.crypto_core_ed25519_scalar_invert(out, a) != 0:
+        raise BadScalar("the zero scalar has no inverse")
+    return bytes(out)
+
+
+def batch_invert(scalars: Sequence[bytes]) -> list[bytes]:
+    """Invert many scalars with one inversion (Montgomery's trick: 3(n-1) multiplications)."""
+    n = len(scalars)
+    if n == 0:
+        return []
+    prefix = [scalars[0]]
+    for s in scalars[1:]:
+        prefix.append(scalar_mul(prefix[-1], s))
+    inv = scalar_invert(prefix[-1])
+    out = [b""] * n
+    for i in range(n - 1, 0, -1):
+        out[i] = scalar_mul(inv, prefix[i - 1])
+        inv = scalar_mul(inv, scalars[i])
+    out[0] = inv
+    return out
+
+
+def is_canonical_scalar(s: object) -> bool:
+    """32 bytes, little-endian value in 1..ℓ-1 (what every derived key is)."""
+    if not isinstance(s, bytes) or len(s) != SCALAR_BYTES:
+        return False
+    v = int.from_bytes(s, "little")
+    return 0 < v < GROUP_ORDER
+
+
+@lru_cache(maxsize=1)
+def _floor_inputs() -> tuple[tuple[bytes, ...], tuple[bytes, ...]]:
+    keys = tuple(scalar_reduce(hashlib.sha512(bytes([i])).digest()) for i in range(64))
+    return card_points("bench-floor", 64), keys
+
+
+def bare_multiplications(count: int) -> None:
+    """`count` bare scalar multiplications straight into libsodium, nothing else: the floor
+    `bench deal` compares the whole deal against (inputs prepared beforehand)."""
+    pts, keys = _floor_inputs()
+    out = ffi.new("unsigned char[]", POINT_BYTES)
+    f = lib.crypto_scalarmult_ed25519_noclamp
+    for i in range(count):
+        f(out, keys[i & 63], pts[i & 63])

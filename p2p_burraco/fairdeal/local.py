@@ -1,0 +1,167 @@
+"""A whole fair deal in one process, without a game: a secret-free gate and one
+`SeatDealer` per seat, positions entitled by a plain function.
+
+Used by the fair-deal tests (every seat count and deck size), by `bench deal` when no game
+fits the requested seats and cards, and as the smallest runnable example of the protocol.
+The table layer (p2p_burraco.table) does the same with a rules engine deciding entitlement.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable, Mapping, Sequence
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from . import signing
+from .audit import Verdict, audit_log
+from .deal import Audience, DealError, PublicDeal
+from .seat import SeatDealer
+from .transcript import Transcript
+
+PROTOCOL_ID = "p2p-burraco/fairdeal/v1"
+
+
+def make_hand_start(*, hand_id: bytes, n_seats: int, deck_id: str, n_cards: int,
+                    seat_keys: Sequence[bytes], match_id: bytes = b"\x00" * 16,
+                    hand_no: int = 0, game: str = "", variant: str = "", dealer: int = 0,
+                    options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The host's `hand_start` entry (entry 0 of a hand's log)."""
+    return {"type": "hand_start", "hand_id": hand_id, "match_id": match_id,
+            "hand_no": hand_no, "game": game, "variant": variant, "n_seats": n_seats,
+            "dealer": dealer, "deck": deck_id, "n_cards": n_cards,
+            "seat_keys": list(seat_keys), "options": dict(options or {}),
+            "protocol": PROTOCOL_ID}
+
+
+def hand_id_for(match_id: bytes, hand_no: int) -> bytes:
+    """hand_id = SHA-256(domain || match_id(16) || u32 hand_no)[:16]."""
+    return hashlib.sha256(b"p2p-burraco/hand-id/v1\x00" + match_id
+                          + hand_no.to_bytes(4, "big")).digest()[:16]
+
+
+def deterministic_seed(base: bytes, label: str) -> bytes:
+    """Seeds for tests and selfplay: SHA-256(domain || base || label). Never for real play."""
+    return hashlib.sha256(b"p2p-burraco/test-seed/v1\x00" + base + label.encode()).digest()
+
+
+def deterministic_identity(base: bytes, label: str) -> Ed25519PrivateKey:
+    return Ed25519PrivateKey.from_private_bytes(deterministic_seed(base, "id:" + label))
+
+
+class LocalTable:
+    """Host gate + seats, passing messages by hand. The gate holds no secret."""
+
+    def __init__(self, hand_start: Mapping[str, Any], seeds: Sequence[bytes],
+                 identities: Sequence[Ed25519PrivateKey], audience: Audience) -> None:
+        self.hand_start = dict(hand_start)
+        self.gate = PublicDeal(self.hand_start, verify_signatures=True)
+        self.seats = [SeatDealer(s, identities[s], seeds[s], self.hand_start)
+                      for s in range(len(seeds))]
+        self.audience = audience
+        self.incidents: list[dict[str, Any]] = []
+
+    @classmethod
+    def new(cls, n_seats: int, deck_id: str, n_cards: int, audience: Audience,
+            base: bytes = b"local") -> "LocalTable":
+        ids = [deterministic_identity(base, str(s)) for s in range(n_seats)]
+        hs = make_hand_start(hand_id=hand_id_for(hashlib.sha256(base).digest()[:16], 0),
+                             n_seats=n_seats, deck_id=deck_id, n_cards=n_cards,
+                             seat_keys=[signing.public_key_bytes(k) for k in ids])
+        seeds = [deterministic_seed(base, f"seat{s}") for s in range(n_seats)]
+        return cls(hs, seeds, ids, audience)
+
+    # ------------------------------------------------------------------ the gate
+    def post(self, msg: Mapping[str, Any], sender: int, relay: bool = True) -> int:
+        """The host's handling of one seat message: check, record, relay (DealError if
+        refused; a refusal that proves a deviation is kept as an incident)."""
+        try:
+            self.gate.check(msg, sender, self.audience)
+        except DealError as exc:
+            if exc.voiding:
+                self.incidents.append({"code": exc.code, "at": len(self.gate.log),
+                                       "msg": dict(msg)})
+            raise
+        index = self.gate.apply(msg)
+        if relay:
+            self.relay(msg)
+        return index
+
+    def relay(self, msg: Mapping[str, Any]) -> None:
+        for seat in self.seats:
+            seat.receive(msg, self.audience)
+
+    # ------------------------------------------------------------------ the protocol
+    def commit_all(self) -> None:
+        msgs = [s.make_commit() for s in self.seats]
+        for s, m in enumerate(msgs):       # the host holds every commitment first…
+            self.post(m, s, relay=False)
+        for m in msgs:                     # …then relays the set
+            self.relay(m)
+
+    def passes(self) -> None:
+        while self.gate.phase in ("shuffle", "lock"):
+            seat = self.gate.next_pass_seat
+            assert seat is not None
+            self.post(self.seats[seat].make_pass(), seat)
+
+    def release_all(self) -> None:
+        for s in self.seats:
+            public, sealed = s.releases_due(self.audience)
+            if public:
+                self.post(s.make_release(public), s.seat)
+            for to, positions in sealed.items():
+                self.post(s.make_sealed(to, positions), s.seat)
+
+    def decode_all(self) -> list[tuple[dict[int, int], list[int]]]:
+        """Every seat decodes what it is entitled to; the gate decodes public positions."""
+        out = []
+        for s in self.seats:
+            mine = [p for p in range(self.gate.n_cards) if s.seat in self.audience(p)]
+            out.append(s.decode(mine))
+        public = [p for p in range(self.gate.n_cards)
+                  if self.audience(p) == self.gate.all_seats and p not in self.gate.public_cards]
+        for pos, card in self.gate.decode_public(public).items():
+            if card is not None:
+                self.gate.learn_public(pos, card)
+        return out
+
+    def deal(self) -> list[tuple[dict[int, int], list[int]]]:
+        self.commit_all()
+        self.passes()
+        self.release_all()
+        return self.decode_all()
+
+    def reveal_all(self, skip: Sequence[int] = ()) -> None:
+        self.gate.begin_reveal()
+        for s in self.seats:
+            s.deal.begin_reveal()
+        for s in self.seats:
+            if s.seat not in skip:
+                self.post(s.make_reveal(), s.seat)
+
+    def finish(self) -> tuple[Transcript, Verdict]:
+        """Audit at the gate, close the hand, collect every seat's sign-off."""
+        verdict = audit_log(self.gate.log, self.incidents)
+        head = self.gate.head
+        end = {"type": "hand_end", "hand_id": self.gate.hand_id, "result": {},
+               "verdict": verdict.to_wire(), "transcript_hash": head, "standings": {},
+               "match_over": False}
+        sign_offs = [s.make_sign_off(head) for s in self.seats]
+        t = Transcript([dict(e) for e in self.gate.log], list(self.incidents), end, sign_offs)
+        return t, verdict
+
+
+def hands_schedule(n_seats: int, n_cards: int, per_seat: int,
+                   public: int = 1) -> Callable[[int], frozenset[int]]:
+    """A plain opening deal: positions [s*per_seat, (s+1)*per_seat) to seat s, then `public`
+    positions face up, the rest hidden to all (stock)."""
+    everyone = frozenset(range(n_seats))
+
+    def audience(pos: int) -> frozenset[int]:
+        if pos < n_seats * per_seat:
+            return frozenset({pos // per_seat})
+        if pos < n_seats * per_seat + public:
+            return everyone
+        return frozenset()
+    return audience

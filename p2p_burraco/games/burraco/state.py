@@ -1,0 +1,981 @@
+"""One Burraco hand (smazzata) as a state machine over deck positions.
+
+Phases: ``draw`` (draw from the stock or take the pile), ``play`` (meld, attach, then one
+discard ends the turn), ``over``. Every step is validated completely by `_check_*` before
+`_do_*` changes anything, so `apply` is atomic and `legal_actions` offers exactly what `apply`
+accepts (both call the same checks).
+
+Sides ("teams") are sets of seats sharing melds, identified by their lowest seat. With 3 or 5
+seats and an 18-card pozzetto they form during the hand: everyone plays alone until the first
+player takes the 18, then the others pair up (FIBUR-33, FIBUR-36).
+
+The deal is the public schedule of `deal_schedule`: this replica learns cards through
+`learn(pos, card)`; `legal_actions(seat)` needs only that seat's own cards and the face-up
+ones.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar, Iterator, Mapping
+
+from ..base import (
+    Action, ActionSyntaxError, CardRef, HandResult, Pos, RuleViolation, Seat, WireValue,
+)
+from ..cards import Card, CardId, Deck, NotationError, make_deck
+from . import actions as A
+from .melds import (
+    Arrangement, MeldError, arrange_attach, arrange_new, classify, is_wild, royal_kind,
+)
+from .movegen import attach_candidates, by_face, meld_candidates
+from .rules import RuleSet
+
+# owner codes for positions not in a hand
+STOCK, PILE, MELD, POZZ, ASIDE, UNDEALT = -1, -2, -3, -4, -5, -6
+
+
+@dataclass(frozen=True)
+class DealSchedule:
+    """Public map from deck positions to where the deal puts them."""
+
+    deck_size: int
+    hands: tuple[tuple[Pos, ...], ...]      # per seat
+    pozzetti: tuple[tuple[Pos, ...], ...]   # top first
+    face_up: Pos | None                     # first card of the discard pile
+    stock_start: Pos                        # stock = stock_start .. deck_size-1, top first
+    first: Seat                             # who plays first
+
+
+def first_player(rules: RuleSet, n_seats: int, dealer: Seat) -> Seat:
+    """The dealer's left (next in the direction of play), or the right under modificato."""
+    return (dealer - 1) % n_seats if rules.opener_right_of_dealer else (dealer + 1) % n_seats
+
+
+def deal_schedule(rules: RuleSet, n_seats: int, dealer: Seat, *, each_for_himself: bool = False,
+                  switched: bool = False) -> DealSchedule:
+    """11 cards to each seat one at a time starting with the first player, then the pozzetti
+    (top first), then the face-up card (unless the preset has none), then the stock."""
+    size = len(make_deck(rules.deck_kind(n_seats)))
+    first = first_player(rules, n_seats, dealer)
+    hands: list[list[Pos]] = [[] for _ in range(n_seats)]
+    for i in range(11 * n_seats):
+        hands[(first + i) % n_seats].append(i)
+    p = 11 * n_seats
+    pozz: list[tuple[Pos, ...]] = []
+    for k in rules.pozzetto_sizes(n_seats, each_for_himself, switched):
+        pozz.append(tuple(range(p, p + k)))
+        p += k
+    face_up = None
+    if rules.initial_discard:
+        face_up = p
+        p += 1
+    return DealSchedule(size, tuple(tuple(h) for h in hands), tuple(pozz), face_up, p, first)
+
+
+def _norm(arr: Arrangement) -> Arrangement:
+    """The same arrangement re-indexed to the placed order (index i = i-th card placed)."""
+    return Arrangement(arr.kind, tuple(range(len(arr.order))), arr.start, arr.suit,
+                       None if arr.wild is None else arr.order.index(arr.wild))
+
+
+@dataclass
+class MeldState:
+    """A meld on the table: positions in placed order plus its arrangement facts."""
+
+    id: int
+    team: int
+    kind: str
+    positions: list[Pos]
+    start: int
+    suit: object
+    wild: Pos | None
+    by: Seat
+    one_move: bool
+
+    def arrangement(self) -> Arrangement:
+        w = None if self.wild is None else self.positions.index(self.wild)
+        return Arrangement(self.kind, tuple(range(len(self.positions))), self.start,
+                           self.suit, w)  # type: ignore[arg-type]
+
+    def clone(self) -> "MeldState":
+        return MeldState(self.id, self.team, self.kind, list(self.positions), self.start,
+                         self.suit, self.wild, self.by, self.one_move)
+
+
+@dataclass
+class PozzettoState:
+    positions: tuple[Pos, ...]
+    taken_by: Seat | None = None
+    in_hand: bool = False      # False while set aside face down (taken by a final discard)
+
+
+class BurracoHand:
+    """One hand of Burraco as this replica knows it (see the module docstring)."""
+
+    game: ClassVar[str] = "burraco"
+
+    def __init__(self, rules: RuleSet, n_seats: int, dealer: Seat, *,
+                 each_for_himself: bool = False, switched: bool = False,
+                 open_req: tuple[int, ...] | None = None, hand_no: int = 0) -> None:
+        if n_seats not in rules.seat_counts:
+            raise ValueError(f"{rules.name} is played by {rules.seat_counts} players, not {n_seats}")
+        self.rules = rules
+        self.n_seats = n_seats
+        self.dealer = dealer % n_seats
+        self.hand_no = hand_no
+        self.deck: Deck = make_deck(rules.deck_kind(n_seats))
+        self.each_for_himself = each_for_himself
+        self.dynamic = rules.dynamic_sides(n_seats, each_for_himself, switched)
+        self.schedule = deal_schedule(rules, n_seats, self.dealer,
+                                      each_for_himself=each_for_himself, switched=switched)
+        sch = self.schedule
+        n = sch.deck_size
+        self.known: list[CardId | None] = [None] * n
+        self.pos_of: dict[CardId, Pos] = {}
+        self.owner: list[int] = [STOCK] * n
+        self.hands: list[list[Pos]] = [list(h) for h in sch.hands]
+        for s, h in enumerate(self.hands):
+            for p in h:
+                self.owner[p] = s
+        self.pozzetti = [PozzettoState(pp) for pp in sch.pozzetti]
+        for pz in self.pozzetti:
+            for p in pz.positions:
+                self.owner[p] = POZZ
+        self.pile: list[Pos] = []
+        if sch.face_up is not None:
+            self.pile.append(sch.face_up)
+            self.owner[sch.face_up] = PILE
+        self.stock_next = sch.stock_start
+        # sides
+        if n_seats == 4 and not self.dynamic:
+            self.team_of = [0, 1, 0, 1]
+        elif n_seats == 6:
+            self.team_of = [0, 1, 0, 1, 0, 1]
+        else:
+            self.team_of = list(range(n_seats))
+        self.team_pozzetto: dict[int, int] = {}
+        self.melds: dict[int, MeldState] = {}
+        self.next_meld = 0
+        self.open_req: tuple[int, ...] = open_req or (0,) * n_seats
+        # turn
+        self.turn: Seat = sch.first
+        self._phase = "draw"
+        self.took_single: Pos | None = None
+        self.took_single_pile = False
+        self.acted = False
+        self.drawn: Pos | None = None
+        self.can_redraw = False
+        self.first_turn = True
+        self.stalemate_count = 0
+        self.turns = 0
+        self.closed_by: Seat | None = None
+        self.end_reason = ""
+        self.log: list[tuple[Seat, str]] = []
+
+    # ------------------------------------------------------------------ knowledge
+    def card_at(self, pos: Pos) -> CardId | None:
+        return self.known[pos]
+
+    def learn(self, pos: Pos, card: CardId) -> None:
+        if not (0 <= pos < len(self.known)) or not (0 <= card < len(self.deck)):
+            raise ValueError(f"no position {pos} / card {card} in this deck")
+        have = self.known[pos]
+        if have is not None:
+            if have != card:
+                raise ValueError(f"position {pos} already holds {self.deck[have]}, "
+                                 f"not {self.deck[card]}")
+            return
+        other = self.pos_of.get(card)
+        if other is not None and other != pos:
+            raise ValueError(f"card {self.deck[card]} (#{card}) is already at position {other}")
+        self.known[pos] = card
+        self.pos_of[card] = pos
+
+    def audience(self, pos: Pos) -> frozenset[Seat]:
+        everyone = frozenset(range(self.n_seats))
+        if self._phase == "over":
+            return everyone
+        o = self.owner[pos]
+        if o >= 0:
+            return frozenset((o,))
+        if o in (PILE, MELD):
+            return everyone
+        return frozenset()
+
+    def face(self, pos: Pos) -> Card:
+        """The face at a position; LookupError if this replica does not know it."""
+        c = self.known[pos]
+        if c is None:
+            raise LookupError(f"the card at position {pos} is not known to this replica")
+        return self.deck.cards[c]
+
+    def _face_or_none(self, pos: Pos) -> Card | None:
+        c = self.known[pos]
+        return None if c is None else self.deck.cards[c]
+
+    # ------------------------------------------------------------------ turn facts
+    @property
+    def to_move(self) -> Seat | None:
+        return None if self._phase == "over" else self.turn
+
+    @property
+    def phase(self) -> str:
+        return self._phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase == "over"
+
+    @property
+    def stock_count(self) -> int:
+        return len(self.known) - self.stock_next
+
+    def teams(self) -> list[tuple[Seat, ...]]:
+        """Current sides, each a tuple of seats, ordered by lowest seat."""
+        out: dict[int, list[Seat]] = {}
+        for s, t in enumerate(self.team_of):
+            out.setdefault(t, []).append(s)
+        return [tuple(out[t]) for t in sorted(out)]
+
+    def team_melds(self, team: int) -> list[MeldState]:
+        return [m for m in self.melds.values() if m.team == team]
+
+    def opened(self, team: int) -> bool:
+        return any(m.team == team for m in self.melds.values())
+
+    def _cite(self, key: str) -> str:
+        return self.rules.rid(key)
+
+    def _violation(self, key: str, msg: str) -> RuleViolation:
+        return RuleViolation(self._cite(key), msg)
+
+    def _available_pozzetto(self, team: int) -> int | None:
+        """The pozzetto this side would take now (top-most untaken), or None if it has one."""
+        if team in self.team_pozzetto:
+            return None
+        for k, pz in enumerate(self.pozzetti):
+            if pz.taken_by is None:
+                return k
+        return None
+
+    def _has_burraco(self, team: int, extra: list[tuple[list[Card], Arrangement]] | None = None,
+                     replace: dict[int, tuple[list[Card], Arrangement]] | None = None) -> bool:
+        """Does the side hold a burraco (clean one if the preset asks), counting pending changes."""
+        need_clean = self.rules.close_needs_clean
+        items: list[tuple[list[Card], Arrangement]] = []
+        for m in self.team_melds(team):
+            if replace and m.id in replace:
+                items.append(replace[m.id])
+            else:
+                items.append(([self.face(p) for p in m.positions], m.arrangement()))
+        items += extra or []
+        for cards, arr in items:
+            cls = classify(cards, arr, self.rules)
+            if cls is not None and (not need_clean or cls == "pulito"):
+                return True
+        return False
+
+    # ------------------------------------------------------------------ legality
+    def legal_kinds(self, seat: Seat) -> tuple[str, ...]:
+        if self._phase == "over" or seat != self.turn:
+            return ()
+        if self._phase == "draw":
+            kinds = ["draw"] if self.stock_count > 0 else []
+            if self.pile:
+                kinds.append("take")
+                if self.rules.take_top_allowed:
+                    kinds.append("take_top")
+            return tuple(kinds)
+        kinds = ["meld", "attach", "discard"]
+        if self.can_redraw:
+            kinds.insert(0, "redraw")
+        return tuple(kinds)
+
+    def _hand_cards(self, seat: Seat) -> list[tuple[Pos, Card]]:
+        out = []
+        for p in self.hands[seat]:
+            c = self.known[p]
+            if c is None:
+                raise LookupError(f"seat {seat}'s cards are not known to this replica")
+            out.append((p, self.deck.cards[c]))
+        return out
+
+    def _ref(self, pos: Pos) -> CardRef:
+        c = self.known[pos]
+        assert c is not None
+        return (pos, c)
+
+    def legal_actions(self, seat: Seat) -> Iterator[Action]:
+        """Lazily: the steps `seat` may take now (melds and attachments are candidates from
+        the hand, each validated exactly as `apply` would)."""
+        if self._phase == "over" or seat != self.turn:
+            return
+        if self._phase == "draw":
+            if self.stock_count > 0:
+                yield A.Draw()
+            if not self.pile:
+                return
+            team = self.team_of[seat]
+            kinds: list[type[A.Take] | type[A.TakeTop]] = [A.Take]
+            if self.rules.take_top_allowed:
+                kinds.append(A.TakeTop)
+            for cls in kinds:
+                if self.rules.take_needs_opened and not self.opened(team):
+                    for groups in self._opening_candidates(seat, cls is A.TakeTop):
+                        act = cls(opening=groups)
+                        if self._ok(seat, act):
+                            yield act
+                else:
+                    act = cls()
+                    if self._ok(seat, act):
+                        yield act
+            return
+        hand = self._hand_cards(seat)
+        if self.can_redraw and self.drawn is not None:
+            yield A.Redraw(self._ref(self.drawn))
+        team = self.team_of[seat]
+        seen: set[tuple[Card, ...]] = set()
+        if self.opened(team) or not self._open_need(seat):
+            for cand in meld_candidates(hand, self.rules):
+                act = A.Meld(groups=(tuple(self._ref(p) for p in cand),))
+                plan = self._try(seat, act)
+                if plan is None:
+                    continue
+                faces_key = tuple(self.face(p) for p in plan[0][0][1])  # type: ignore[index]
+                if faces_key in seen:
+                    continue
+                seen.add(faces_key)
+                yield act
+        else:
+            for groups in self._opening_candidates(seat, None):
+                act = A.Meld(groups=groups)
+                if self._ok(seat, act):
+                    yield act
+        for m in sorted(self.team_melds(team), key=lambda m: m.id):
+            mcards = [self.face(p) for p in m.positions]
+            arr = m.arrangement()
+            done: set[tuple[object, ...]] = set()
+            for cand, end in attach_candidates(hand, mcards, arr, self.rules):
+                act = A.Attach(m.id, tuple(self._ref(p) for p in cand), end)
+                plan = self._try(seat, act)
+                if plan is None:
+                    continue
+                k2 = tuple(self.face(p) for p in plan[1])  # type: ignore[index]
+                if k2 in done:
+                    continue
+                done.add(k2)
+                yield act
+        faces_done: set[Card] = set()
+        for p, c in hand:
+            if c in faces_done:
+                continue
+            act = A.Discard(self._ref(p))
+            if self._ok(seat, act):
+                faces_done.add(c)
+                yield act
+
+    def _open_need(self, seat: Seat) -> int:
+        """Points the side's opening must reach (0: any meld)."""
+        return self.open_req[seat] if not self.opened(self.team_of[seat]) else 0
+
+    def _opening_candidates(self, seat: Seat, top_only: bool | None
+                            ) -> Iterator[tuple[tuple[CardRef, ...], ...]]:
+        """Openings: one meld, or up to three disjoint melds reaching the points needed;
+        with a take, from the hand plus the cards taken."""
+        hand = self._hand_cards(seat)
+        if top_only is not None:
+            taken = self.pile[-1:] if top_only else list(self.pile)
+            hand = hand + [(p, self.face(p)) for p in taken]
+        need = self.open_req[seat]
+        cands: list[tuple[tuple[Pos, ...], int]] = []
+        for cand in meld_candidates(hand, self.rules):
+            pts = sum(self.rules.card_points(self.face(p)) for p in cand)
+            cands.append((cand, pts))
+            if len(cands) > 60:
+                break
+        taken_set = set() if top_only is None else set(self.pile[-1:] if top_only else self.pile)
+        for cand, pts in cands:
+            if need == 0 or pts >= need or len(cand) >= 7:
+                if top_only is None or taken_set & set(cand) or True:
+                    yield (tuple(self._ref(p) for p in cand),)
+        if need == 0:
+            return
+        for i, (c1, p1) in enumerate(cands):
+            for c2, p2 in cands[i + 1:]:
+                if set(c1) & set(c2):
+                    continue
+                if p1 + p2 >= need:
+                    yield (tuple(self._ref(p) for p in c1), tuple(self._ref(p) for p in c2))
+
+    def _ok(self, seat: Seat, action: Action) -> bool:
+        try:
+            self._check(seat, action)
+        except (RuleViolation, LookupError):
+            return False
+        return True
+
+    def _try(self, seat: Seat, action: Action) -> object | None:
+        try:
+            return self._check(seat, action)
+        except (RuleViolation, LookupError):
+            return None
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, seat: Seat, action: Action) -> None:
+        """Do the step or raise RuleViolation naming the rule; nothing changes on failure."""
+        plan = self._check(seat, action)
+        self._do(seat, action, plan)
+        self.log.append((seat, str(action) if not isinstance(action, A.Draw) else "draw"))
+        if len(self.log) > 40:
+            del self.log[:-40]
+
+    def _check(self, seat: Seat, action: Action) -> object:
+        if self._phase == "over":
+            raise self._violation("turn_draw", "the hand is over")
+        if not (0 <= seat < self.n_seats):
+            raise self._violation("turn_draw", f"there is no seat {seat}")
+        if seat != self.turn:
+            raise self._violation("turn_draw", f"it is seat {self.turn}'s turn, not seat {seat}'s")
+        if isinstance(action, A.Draw):
+            if self._phase != "draw":
+                raise self._violation("turn_draw", "you have already drawn this turn")
+            if self.stock_count <= 0:
+                raise self._violation("stock_end", "the stock is empty")
+            return None
+        if isinstance(action, (A.Take, A.TakeTop)):
+            return self._check_take(seat, action)
+        if self._phase != "play":
+            raise self._violation("turn_draw", "first draw from the stock or take the pile")
+        if isinstance(action, A.Meld):
+            return self._check_meld(seat, action)
+        if isinstance(action, A.Attach):
+            return self._check_attach(seat, action)
+        if isinstance(action, A.Discard):
+            return self._check_discard(seat, action)
+        if isinstance(action, A.Redraw):
+            if not self.can_redraw or self.drawn is None:
+                raise self._violation("first_turn", "only the first player's first draw may be "
+                                      "put back on the pile")
+            self._check_refs(seat, (action.card,))
+            if action.card[0] != self.drawn:
+                raise self._violation("first_turn", "only the card just drawn may be put back")
+            if self.stock_count <= 0:
+                raise self._violation("stock_end", "the stock is empty")
+            return None
+        raise ActionSyntaxError(f"not a Burraco action: {action!r}")
+
+    def _check_refs(self, seat: Seat, refs: tuple[CardRef, ...],
+                    extra: frozenset[Pos] = frozenset()) -> list[Card]:
+        """Each ref is a distinct card of `seat`'s hand (or of `extra`); returns the faces."""
+        faces: list[Card] = []
+        seen: set[Pos] = set()
+        for pos, cid in refs:
+            if not (0 <= pos < len(self.known)) or not (0 <= cid < len(self.deck)):
+                raise self._violation("own_cards", f"no card #{cid} at position {pos}")
+            card = self.deck.cards[cid]
+            if pos in seen:
+                raise self._violation("own_cards", f"{card} is named twice")
+            seen.add(pos)
+            if self.owner[pos] != seat and pos not in extra:
+                raise self._violation("own_cards", f"{card} is not in your hand")
+            have = self.known[pos]
+            if have is not None and have != cid:
+                raise self._violation("own_cards", f"{card} is not the card at position {pos}")
+            other = self.pos_of.get(cid)
+            if other is not None and other != pos:
+                raise self._violation("own_cards", f"{card} (#{cid}) is already elsewhere")
+            faces.append(card)
+        return faces
+
+    def _check_groups(self, seat: Seat, groups: tuple[tuple[CardRef, ...], ...],
+                      extra: frozenset[Pos] = frozenset()
+                      ) -> list[tuple[Arrangement, list[Pos], list[Card]]]:
+        if not groups:
+            raise self._violation("turn_meld", "name the cards to meld")
+        allrefs = tuple(r for g in groups for r in g)
+        self._check_refs(seat, allrefs, extra)
+        team = self.team_of[seat]
+        set_ranks = {m.start for m in self.team_melds(team) if m.kind == "set"}
+        out = []
+        points = 0
+        burraco = False
+        for g in groups:
+            faces = [self.deck.cards[c] for _, c in g]
+            try:
+                arr = arrange_new(faces, self.rules, prefer_high=is_wild(faces[-1]))
+            except MeldError as e:
+                raise self._violation(e.key, f"{' '.join(map(str, faces))}: {e.message}") from None
+            if arr.kind == "set" and self.rules.one_set_per_rank:
+                if arr.start in set_ranks:
+                    raise self._violation("one_set_rank", "your side already has a set of "
+                                          f"{faces[arr.order[0]].display()[:-1]}s")
+                set_ranks.add(arr.start)
+            positions = [g[i][0] for i in arr.order]
+            placed = [faces[i] for i in arr.order]
+            points += sum(self.rules.card_points(c) for c in faces)
+            burraco = burraco or len(g) >= 7
+            out.append((arr, positions, placed))
+        need = self._open_need(seat)
+        if need and not burraco and points < need:
+            raise self._violation("opening", f"your side must open with melds worth at least "
+                                  f"{need} points or a {self.rules.names['burraco']} "
+                                  f"(these are worth {points})")
+        return out
+
+    def _check_take(self, seat: Seat, action: A.Take | A.TakeTop) -> object:
+        if self._phase != "draw":
+            raise self._violation("turn_draw", "you have already drawn or taken this turn")
+        if not self.pile:
+            raise self._violation("turn_draw", "the discard pile is empty")
+        top_only = isinstance(action, A.TakeTop)
+        if top_only and not self.rules.take_top_allowed:
+            raise self._violation("take_top", "the whole pile must be taken, not only its top card")
+        taken = self.pile[-1:] if top_only else list(self.pile)
+        team = self.team_of[seat]
+        groups: list[tuple[Arrangement, list[Pos], list[Card]]] = []
+        if self.rules.take_needs_opened and not self.opened(team):
+            if not action.opening:
+                raise self._violation("take_opened", "your side has not opened: take the pile "
+                                      "only together with your opening (take meld …)")
+            groups = self._check_groups(seat, action.opening, frozenset(taken))
+        elif action.opening:
+            raise self._violation("take_opened", "take first, then meld in separate steps")
+        if groups:
+            used = {p for _, ps, _ in groups for p in ps}
+            hand_after = [p for p in self.hands[seat] + taken if p not in used]
+            self._check_after(seat, hand_after, extra=[(c, _norm(a)) for a, _, c in groups],
+                              single=None)
+        return (taken, groups)
+
+    def _check_meld(self, seat: Seat, action: A.Meld) -> object:
+        groups = self._check_groups(seat, action.groups)
+        used = {p for _, ps, _ in groups for p in ps}
+        hand_after = [p for p in self.hands[seat] if p not in used]
+        self._check_after(seat, hand_after, extra=[(c, _norm(a)) for a, _, c in groups],
+                          single=self.took_single)
+        return (groups,)
+
+    def _check_attach(self, seat: Seat, action: A.Attach) -> object:
+        m = self.melds.get(action.meld)
+        if m is None:
+            raise self._violation("attach_own", f"there is no meld {action.meld}")
+        if m.team != self.team_of[seat]:
+            raise self._violation("attach_own", f"meld {action.meld} belongs to the other side")
+        faces = self._check_refs(seat, action.cards)
+        old = [self.face(p) for p in m.positions]
+        try:
+            arr = arrange_attach(old, m.arrangement(), faces, self.rules, action.wild_end)
+        except MeldError as e:
+            raise self._violation(e.key, f"{' '.join(map(str, faces))} on meld {m.id}: "
+                                  f"{e.message}") from None
+        allpos = list(m.positions) + [r[0] for r in action.cards]
+        allcards = old + faces
+        positions = [allpos[i] for i in arr.order]
+        placed = [allcards[i] for i in arr.order]
+        used = {r[0] for r in action.cards}
+        hand_after = [p for p in self.hands[seat] if p not in used]
+        self._check_after(seat, hand_after, replace={m.id: (placed, _norm(arr))},
+                          single=self.took_single)
+        return (arr, positions)
+
+    def _close_blocker(self, seat: Seat, last: Card | None, extra=None, replace=None,
+                       by_discard: bool = True) -> str | None:
+        """Why this seat could not close now (None if it could)."""
+        team = self.team_of[seat]
+        if team not in self.team_pozzetto:
+            return "pozzetto"
+        if not self._has_burraco(team, extra, replace):
+            return "close_clean" if self.rules.close_needs_clean else "close"
+        if by_discard and last is not None and is_wild(last) and self.rules.close_discard_not_wild:
+            return "close_wild"
+        if not by_discard and self.rules.close_needs_discard:
+            return "close_discard"
+        return None
+
+    _CLOSE_MSG = {
+        "close": "your side needs a {b} (7 cards or more) before closing",
+        "close_clean": "your side needs a clean {b} before closing",
+        "close_wild": "you cannot close by discarding a wild card",
+        "close_discard": "you must keep a card: closing needs a final discard",
+    }
+
+    def _check_after(self, seat: Seat, hand_after: list[Pos], extra=None, replace=None,
+                     single: Pos | None = None) -> None:
+        """A meld/attach may not leave the player stuck: an empty hand must go to the
+        pozzetto or close, and a single card left must be one it may discard."""
+        team = self.team_of[seat]
+        n = len(hand_after)
+        if n >= 2:
+            return
+        if n == 0:
+            if self._available_pozzetto(team) is not None:
+                return  # al volo
+            why = self._close_blocker(seat, None, extra, replace, by_discard=False)
+            if why:
+                raise self._violation(why, self._CLOSE_MSG.get(why, "{b}").format(
+                    b=self.rules.names["burraco"]))
+            return
+        last = hand_after[0]
+        if single is not None and last == single:
+            raise self._violation("single_pile", "the card you took from a one-card pile would "
+                                  "be your only discard, and it may not go straight back")
+        if self._available_pozzetto(team) is not None:
+            return
+        why = self._close_blocker(seat, self._face_or_none(last), extra, replace)
+        if why:
+            raise self._violation(why, "you would be left with a card you cannot discard: "
+                                  + self._CLOSE_MSG[why].format(b=self.rules.names["burraco"]))
+
+    def _check_discard(self, seat: Seat, action: A.Discard) -> object:
+        (card,) = self._check_refs(seat, (action.card,))
+        pos = action.card[0]
+        if self.rules.single_card_pile and self.took_single == pos:
+            raise self._violation("single_pile", f"{card} was the only card of the pile: it "
+                                  "cannot be discarded this turn (another copy may)")
+        team = self.team_of[seat]
+        if len(self.hands[seat]) == 1:
+            if self._available_pozzetto(team) is not None:
+                return ("pozzetto",)
+            why = self._close_blocker(seat, card)
+            if why:
+                raise self._violation(why, self._CLOSE_MSG[why].format(
+                    b=self.rules.names["burraco"]))
+            return ("close",)
+        return ("plain",)
+
+    # ------------------------------------------------------------------ mutation
+    def _do(self, seat: Seat, action: Action, plan: object) -> None:
+        if isinstance(action, A.Draw):
+            self._draw_to(seat)
+            self._phase = "play"
+            if self.first_turn and self.rules.first_turn_redraw and not self.pile:
+                self.can_redraw = True
+            return
+        if isinstance(action, A.Redraw):
+            self.learn(*action.card)
+            pos = action.card[0]
+            self.hands[seat].remove(pos)
+            self.pile.append(pos)
+            self.owner[pos] = PILE
+            self.can_redraw = False
+            self._draw_to(seat)
+            return
+        self.can_redraw = False
+        if isinstance(action, (A.Take, A.TakeTop)):
+            taken, groups = plan  # type: ignore[misc]
+            if isinstance(action, A.Take) and len(taken) == 1:
+                self.took_single = taken[0] if self.rules.single_card_pile else None
+                self.took_single_pile = True
+            del self.pile[len(self.pile) - len(taken):]
+            for p in taken:
+                self.hands[seat].append(p)
+                self.owner[p] = seat
+            self._phase = "play"
+            if groups:
+                for r in action.shown():
+                    self.learn(*r)
+                self._lay(seat, groups)
+                self.acted = True
+            return
+        if isinstance(action, A.Meld):
+            (groups,) = plan  # type: ignore[misc]
+            for r in action.shown():
+                self.learn(*r)
+            self._lay(seat, groups)
+            self.acted = True
+            return
+        if isinstance(action, A.Attach):
+            arr, positions = plan  # type: ignore[misc]
+            for r in action.cards:
+                self.learn(*r)
+            m = self.melds[action.meld]
+            for r in action.cards:
+                self.hands[seat].remove(r[0])
+                self.owner[r[0]] = MELD
+            m.positions = positions
+            m.start = arr.start
+            m.wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
+            self.acted = True
+            self._after_meld(seat)
+            return
+        if isinstance(action, A.Discard):
+            self.learn(*action.card)
+            pos = action.card[0]
+            self.hands[seat].remove(pos)
+            self.pile.append(pos)
+            self.owner[pos] = PILE
+            what = plan[0]  # type: ignore[index]
+            if what == "pozzetto":
+                self._claim_pozzetto(seat, al_volo=False)
+            elif what == "close":
+                self._finish("closed", seat)
+                return
+            self._end_turn()
+            return
+        raise ActionSyntaxError(f"not a Burraco action: {action!r}")
+
+    def _draw_to(self, seat: Seat) -> None:
+        pos = self.stock_next
+        self.stock_next += 1
+        self.hands[seat].append(pos)
+        self.owner[pos] = seat
+        self.drawn = pos
+
+    def _lay(self, seat: Seat, groups: list[tuple[Arrangement, list[Pos], list[Card]]]) -> None:
+        team = self.team_of[seat]
+        for arr, positions, placed in groups:
+            for p in positions:
+                if self.owner[p] == PILE:
+                    self.pile.remove(p)
+                elif self.owner[p] == seat:
+                    self.hands[seat].remove(p)
+                self.owner[p] = MELD
+            wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
+            self.melds[self.next_meld] = MeldState(
+                self.next_meld, team, arr.kind, positions, arr.start, arr.suit, wild, seat,
+                one_move=True)
+            self.next_meld += 1
+        self._after_meld(seat)
+
+    def _after_meld(self, seat: Seat) -> None:
+        if self.hands[seat]:
+            return
+        team = self.team_of[seat]
+        if self._available_pozzetto(team) is not None:
+            self._claim_pozzetto(seat, al_volo=True)
+            return
+        self._finish("closed", seat)
+
+    def _claim_pozzetto(self, seat: Seat, al_volo: bool) -> None:
+        team = self.team_of[seat]
+        k = self._available_pozzetto(team)
+        assert k is not None
+        pz = self.pozzetti[k]
+        pz.taken_by = seat
+        first_claim = not self.team_pozzetto
+        if self.dynamic and first_claim:
+            self._form_sides(seat)
+            team = self.team_of[seat]
+        self.team_pozzetto[team] = k
+        if al_volo:
+            self._pick_pozzetto(seat, k)
+        else:
+            for p in pz.positions:
+                self.owner[p] = ASIDE
+
+    def _pick_pozzetto(self, seat: Seat, k: int) -> None:
+        pz = self.pozzetti[k]
+        pz.in_hand = True
+        for p in pz.positions:
+            self.owner[p] = seat
+            self.hands[seat].append(p)
+
+    def _form_sides(self, solo: Seat) -> None:
+        """The first to the 18-card pozzetto plays alone; the others pair up (opposite seats
+        with 5 players)."""
+        n = self.n_seats
+        if n == 3:
+            pairs = [((solo + 1) % 3, (solo + 2) % 3)]
+        else:
+            pairs = [((solo + 1) % 5, (solo + 3) % 5), ((solo + 2) % 5, (solo + 4) % 5)]
+        for a, b in pairs:
+            new = min(a, b)
+            for s in (a, b):
+                old = self.team_of[s]
+                for m in self.melds.values():
+                    if m.team == old:
+                        m.team = new
+                self.team_of[s] = new
+
+    def _finish(self, reason: str, closer: Seat | None) -> None:
+        self._phase = "over"
+        self.end_reason = reason
+        self.closed_by = closer
+
+    def _end_turn(self) -> None:
+        if self.rules.stalemate_orbit:
+            if self.took_single_pile and not self.acted and len(self.pile) == 1:
+                self.stalemate_count += 1
+            else:
+                self.stalemate_count = 0
+            if self.stalemate_count >= self.n_seats:
+                self._finish("stalemate", None)
+                return
+        if self.stock_count <= self.rules.stock_end:
+            self._finish("stock", None)
+            return
+        self.turns += 1
+        self.first_turn = False
+        self.turn = (self.turn + 1) % self.n_seats
+        self._phase = "draw"
+        self.took_single = None
+        self.took_single_pile = False
+        self.acted = False
+        self.drawn = None
+        self.can_redraw = False
+        for k, pz in enumerate(self.pozzetti):
+            if pz.taken_by == self.turn and not pz.in_hand:
+                self._pick_pozzetto(self.turn, k)
+
+    # ------------------------------------------------------------------ console notation
+    def parse_action(self, seat: Seat, text: str) -> Action:
+        """Console words → an action for `seat` (see actions.py for the notation). Typed faces
+        resolve to positions of the seat's hand (any copy); a face the hand lacks raises
+        RuleViolation naming the card."""
+        words = text.replace(",", " ").split()
+        if not words:
+            raise ActionSyntaxError("type an action: draw, take, meld …, attach N …, discard …")
+        verb = words[0].lower()
+        rest = words[1:]
+        if verb in ("draw", "pesca", "pesco"):
+            if rest:
+                raise ActionSyntaxError("draw takes no cards")
+            return A.Draw()
+        if verb in ("take", "raccogli", "raccolgo", "prendi"):
+            top = False
+            if rest and rest[0].lower() in ("top", "cima", "prima"):
+                top = True
+                rest = rest[1:]
+            opening: tuple[tuple[CardRef, ...], ...] = ()
+            if rest:
+                if rest[0].lower() not in ("meld", "cala", "+"):
+                    raise ActionSyntaxError("after take: nothing, 'top', or 'meld <cards>'")
+                taken = self.pile[-1:] if top else list(self.pile)
+                opening = self._parse_groups(seat, rest[1:], taken)
+            return A.TakeTop(opening=opening) if top else A.Take(opening=opening)
+        if verb in ("meld", "cala", "calo"):
+            return A.Meld(groups=self._parse_groups(seat, rest, []))
+        if verb in ("attach", "attacca", "attacco", "lega"):
+            if len(rest) < 2:
+                raise ActionSyntaxError("attach <meld number> <cards> [low|high]")
+            try:
+                mid = int(rest[0].lstrip("#"))
+            except ValueError:
+                raise ActionSyntaxError(f"{rest[0]!r} is not a meld number") from None
+            end = None
+            if rest[-1].lower() in ("low", "high", "basso", "alto"):
+                end = "low" if rest[-1].lower() in ("low", "basso") else "high"
+                rest = rest[:-1]
+            refs = self._resolve(seat, rest[1:], [])
+            return A.Attach(mid, refs, end)
+        if verb in ("discard", "scarta", "scarto"):
+            if len(rest) != 1:
+                raise ActionSyntaxError("discard one card, e.g. discard Qs")
+            return A.Discard(self._resolve(seat, rest, [])[0])
+        if verb in ("redraw", "ripesca", "ripesco"):
+            if self.drawn is None or self.known[self.drawn] is None:
+                raise self._violation("first_turn", "there is no card just drawn to put back")
+            return A.Redraw(self._ref(self.drawn))
+        raise ActionSyntaxError(f"unknown action {verb!r}; try draw, take, meld, attach, "
+                                "discard")
+
+    def _parse_groups(self, seat: Seat, words: list[str], extra: list[Pos]
+                      ) -> tuple[tuple[CardRef, ...], ...]:
+        groups: list[list[str]] = [[]]
+        for w in words:
+            if w in ("/", "|", ";"):
+                groups.append([])
+            else:
+                groups[-1].append(w)
+        if any(not g for g in groups):
+            raise ActionSyntaxError("each group of a meld needs cards, e.g. meld 7h 8h 9h")
+        used: set[Pos] = set()
+        return tuple(self._resolve(seat, g, extra, used) for g in groups)
+
+    def _resolve(self, seat: Seat, words: list[str], extra: list[Pos],
+                 used: set[Pos] | None = None) -> tuple[CardRef, ...]:
+        used = set() if used is None else used
+        try:
+            faces = self.deck.parse_many(words)
+        except NotationError as e:
+            raise ActionSyntaxError(str(e)) from None
+        pool = list(self.hands[seat]) + [p for p in extra if p not in self.hands[seat]]
+        out: list[CardRef] = []
+        for card in faces:
+            for p in pool:
+                if p in used:
+                    continue
+                c = self.known[p]
+                if c is not None and self.deck.cards[c] == card:
+                    used.add(p)
+                    out.append((p, c))
+                    break
+            else:
+                raise self._violation("own_cards", f"{card} is not in your hand")
+        return tuple(out)
+
+    def action_from_wire(self, data: Mapping[str, WireValue]) -> Action:
+        return A.action_from_wire(data)
+
+    # ------------------------------------------------------------------ copy, views
+    def copy(self) -> "BurracoHand":
+        new = object.__new__(BurracoHand)
+        new.__dict__.update(self.__dict__)
+        new.known = list(self.known)
+        new.pos_of = dict(self.pos_of)
+        new.owner = list(self.owner)
+        new.hands = [list(h) for h in self.hands]
+        new.pozzetti = [PozzettoState(p.positions, p.taken_by, p.in_hand) for p in self.pozzetti]
+        new.pile = list(self.pile)
+        new.team_of = list(self.team_of)
+        new.team_pozzetto = dict(self.team_pozzetto)
+        new.melds = {k: m.clone() for k, m in self.melds.items()}
+        new.log = list(self.log)
+        return new
+
+    def meld_view(self, m: MeldState) -> dict[str, WireValue]:
+        faces = [self._face_or_none(p) for p in m.positions]
+        cls = None
+        if all(f is not None for f in faces):
+            cls = classify(faces, m.arrangement(), self.rules)  # type: ignore[arg-type]
+        wild_index = None if m.wild is None else m.positions.index(m.wild)
+        return {"id": m.id, "side": m.team, "by": m.by, "kind": m.kind,
+                "cards": [None if f is None else str(f) for f in faces],
+                "positions": list(m.positions), "wild": wild_index, "class": cls,
+                "length": len(m.positions)}
+
+    def public_view(self) -> dict[str, WireValue]:
+        pile = [[p, None if self._face_or_none(p) is None else str(self._face_or_none(p))]
+                for p in self.pile]
+        return {
+            "game": "burraco", "variant": self.rules.name, "n_seats": self.n_seats,
+            "dealer": self.dealer, "hand_no": self.hand_no, "to_move": self.to_move,
+            "phase": self._phase, "sides": [list(t) for t in self.teams()],
+            "side_of": list(self.team_of),
+            "hand_counts": [len(h) for h in self.hands],
+            "melds": [self.meld_view(m) for m in sorted(self.melds.values(), key=lambda m: m.id)],
+            "pile": pile, "stock": self.stock_count,
+            "pozzetti": [{"size": len(pz.positions), "taken_by": pz.taken_by,
+                          "seen": pz.in_hand} for pz in self.pozzetti],
+            "opened": [self.opened(self.team_of[s]) for s in range(self.n_seats)],
+            "closed_by": self.closed_by, "end": self.end_reason,
+            "log": [[s, t] for s, t in self.log[-12:]],
+        }
+
+    def player_view(self, seat: Seat) -> dict[str, WireValue]:
+        view = self.public_view()
+        view["seat"] = seat
+        view["hand"] = [[p, None if self._face_or_none(p) is None else str(self._face_or_none(p))]
+                        for p in self.hands[seat]]
+        view["legal_kinds"] = list(self.legal_kinds(seat))
+        return view
+
+    # ------------------------------------------------------------------ end
+    def result(self) -> HandResult:
+        from .scoring import score_hand
+        return score_hand(self)
+
+    def physical_locations(self) -> list[tuple[str, Pos]]:
+        out: list[tuple[str, Pos]] = []
+        for s, h in enumerate(self.hands):
+            out += [(f"hand:{s}", p) for p in h]
+        out += [("stock", p) for p in range(self.stock_next, len(self.known))]
+        out += [("pile", p) for p in self.pile]
+        for k, pz in enumerate(self.pozzetti):
+            if pz.taken_by is None:
+                out += [(f"pozzetto:{k}", p) for p in pz.positions]
+            elif not pz.in_hand:
+                out += [(f"aside:{pz.taken_by}", p) for p in pz.positions]
+        for m in self.melds.values():
+            out += [(f"meld:{m.team}:{m.id}", p) for p in m.positions]
+        return out

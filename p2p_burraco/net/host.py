@@ -1,0 +1,550 @@
+"""The host node: lobby, tables, seats, grace periods, relay and records.
+
+The host is authoritative for the public state of each table but holds no card secret: the
+sans-IO `HostTable` (p2p_burraco.table.host) decides what each table message means, asks
+the rules engine, and returns what to send to whom. This module only moves those messages
+between sockets and tables, keeps the lobby, times the grace period of a dropped seat, and
+writes transcripts and match results under the data directory.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from twisted.internet.defer import Deferred
+from twisted.internet.interfaces import IDelayedCall, IListeningPort
+from twisted.internet.protocol import ServerFactory
+from twisted.python.failure import Failure
+
+from .. import __version__, wire
+from ..wire import Frame, WireError
+from . import identity as ident
+from .framing import FrameProtocol
+
+log = logging.getLogger(__name__)
+
+SOFTWARE = f"p2p-burraco/{__version__}"
+
+
+@dataclass
+class HostConfig:
+    """What `p2p-burraco host` (and `play`) configures."""
+
+    bind: str = "127.0.0.1"
+    port: int = 7777
+    game: str = "burraco"
+    variant: str | None = None
+    players: int | None = None
+    target: int | None = None
+    hands: int | None = None
+    bots: int = 0
+    data_dir: Path | None = None
+    grace: float = 60.0
+    """Seconds a dropped seat is held mid-hand before the hand is voided."""
+    handshake_timeout: float = 20.0
+    name: str = "host"
+    max_tables: int = 16
+    default_table: bool = True
+    """Open one table from game/variant/players/target/hands at start."""
+    replace_lost_with_bot: bool = True
+    """When a grace period expires, seat a bot there (if a bot factory is known)."""
+    exit_when_done: bool = False
+    """Stop serving once every table's match is over (demos and tests with --hands)."""
+    match_options: dict[str, Any] = field(default_factory=dict)
+    seed: int | None = None
+    """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+
+
+class HostConnection(FrameProtocol):
+    """One peer's connection: handshake, then lobby requests and table messages."""
+
+    role = wire.HOST
+
+    def __init__(self, node: "HostNode") -> None:
+        super().__init__()
+        self.node = node
+        self.state = "hello"            # hello → auth → ready
+        self.version = 0
+        self.peer_name = ""
+        self.peer_identity = b""
+        self.nonce = b""
+        self.challenge = b""
+        self.room: TableRoom | None = None
+        self.seat: int | None = None
+        self._timeout: IDelayedCall | None = None
+
+    # --- connection ----------------------------------------------------------------
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        if hasattr(self.transport, "setTcpKeepAlive"):
+            self.transport.setTcpKeepAlive(1)
+        self._timeout = self.node.reactor.callLater(self.node.config.handshake_timeout,
+                                                    self._handshake_timeout)
+
+    def _handshake_timeout(self) -> None:
+        self._timeout = None
+        if self.state != "ready":
+            self.refuse(WireError("auth.timeout", "the handshake did not finish in time",
+                                  fatal=True))
+
+    def lost(self, reason: Failure) -> None:
+        if self._timeout is not None and self._timeout.active():
+            self._timeout.cancel()
+        self._timeout = None
+        self.node.connection_lost(self)
+
+    def describe(self) -> str:
+        who = self.peer_name or "?"
+        where = f" {self.room.id}#{self.seat}" if self.room is not None else ""
+        return f"host<{who}{where}>"
+
+    # --- dispatch ------------------------------------------------------------------
+    def frame_received(self, frame: Frame) -> None:
+        t = frame.type
+        if t == "error":
+            log.info("%s reports: %s %s", self.describe(), frame.body["code"],
+                     frame.body["message"])
+            return
+        if self.state == "hello":
+            if t != "hello":
+                raise WireError("hello.required", f"expected hello, got {t!r}", ref=frame.seq)
+            self._hello(frame)
+            return
+        if self.state == "auth":
+            if t != "auth":
+                raise WireError("hello.required", f"expected auth, got {t!r}", ref=frame.seq)
+            self._auth(frame)
+            return
+        if t in ("hello", "auth"):
+            raise WireError("hello.repeated", f"{t!r} after the handshake", ref=frame.seq)
+        if t == "ping":
+            self.send("pong", {"n": frame.body["n"]})
+            return
+        if t == "pong":
+            return
+        spec = self.registry.get(t)
+        if spec.layer == "table":
+            if self.room is None or self.seat is None:
+                raise WireError("lobby.not_seated", f"{t!r} needs a seat at a table",
+                                ref=frame.seq)
+            self.room.table_message(self.seat, frame)
+            return
+        handler = getattr(self.node.lobby, "on_" + t, None)
+        if handler is None:
+            raise WireError("msg.wrong_sender", f"{t!r} is not a request a host serves",
+                            ref=frame.seq)
+        handler(self, frame)
+
+    # --- handshake -----------------------------------------------------------------
+    def _hello(self, frame: Frame) -> None:
+        b = frame.body
+        version = wire.choose_version(b["versions"])
+        try:
+            name = wire.valid_name(b["name"])
+        except ValueError as exc:
+            raise WireError("msg.bad_value", f"hello.name: {exc}", ref=frame.seq) from None
+        if len(set(b["versions"])) != len(b["versions"]) or len(b["versions"]) > 16:
+            raise WireError("msg.bad_value", "hello.versions: at most 16 distinct versions",
+                            ref=frame.seq)
+        self.version = version
+        self.peer_name = name
+        self.peer_identity = b["identity"]
+        self.nonce = b["nonce"]
+        self.challenge = self.node.random_bytes(32)
+        msg = wire.auth_message(wire.AUTH_HOST_DOMAIN, version, self.nonce, self.challenge,
+                                self.peer_identity)
+        self.state = "auth"
+        self.send("welcome", {"version": version, "software": SOFTWARE,
+                              "host_identity": self.node.public_key,
+                              "challenge": self.challenge,
+                              "signature": self.node.identity.sign(msg)})
+
+    def _auth(self, frame: Frame) -> None:
+        msg = wire.auth_message(wire.AUTH_PEER_DOMAIN, self.version, self.nonce, self.challenge,
+                                self.node.public_key)
+        if not ident.verify(self.peer_identity, frame.body["signature"], msg):
+            raise WireError("auth.bad_signature",
+                            "the challenge signature does not verify with the hello's key",
+                            fatal=True, ref=frame.seq)
+        other = self.node.by_identity.get(self.peer_identity)
+        if other is not None and other is not self and not other.closing:
+            raise WireError("auth.identity_in_use",
+                            "this identity is already connected (close the other peer first)",
+                            fatal=True, ref=frame.seq)
+        self.state = "ready"
+        if self._timeout is not None and self._timeout.active():
+            self._timeout.cancel()
+        self._timeout = None
+        self.decoder.max_size = wire.MAX_FRAME
+        self.node.by_identity[self.peer_identity] = self
+        room, seat = self.node.lobby.seat_of(self.peer_identity)
+        self.send("ready", {"name": self.peer_name,
+                            "table": room.id if room is not None else None, "seat": seat})
+        if room is not None and seat is not None:
+            room.reconnect(seat, self)
+
+
+class Lobby:
+    """Tables by id, and the lobby requests (list, create, join, leave)."""
+
+    def __init__(self, node: "HostNode") -> None:
+        self.node = node
+        self.tables: dict[str, TableRoom] = {}
+        self._next = 1
+
+    def create(self, game: str, variant: str | None, players: int | None,
+               target: int | None, hands: int | None,
+               options: dict[str, Any] | None = None) -> "TableRoom":
+        """Open a table; ValueError (→ lobby.bad_config) naming what is wrong."""
+        if len(self.tables) >= self.node.config.max_tables:
+            raise WireError("lobby.too_many_tables",
+                            f"this host keeps at most {self.node.config.max_tables} tables")
+        table_id = f"t{self._next}"
+        room = TableRoom(self.node, table_id, game, variant, players, target, hands,
+                         options or {})
+        self._next += 1
+        self.tables[table_id] = room
+        return room
+
+    def seat_of(self, identity: bytes) -> tuple["TableRoom | None", int | None]:
+        """The table and seat this identity holds (a match not over), if any."""
+        for room in self.tables.values():
+            if room.status == "over":
+                continue
+            for i, slot in enumerate(room.slots):
+                if slot.identity == identity:
+                    return room, i
+        return None, None
+
+    def infos(self) -> list[dict[str, Any]]:
+        return [room.info() for room in self.tables.values()]
+
+    # --- requests ------------------------------------------------------------------
+    def on_list_tables(self, conn: HostConnection, frame: Frame) -> None:
+        conn.send("tables", {"tables": self.infos()})
+
+    def on_create_table(self, conn: HostConnection, frame: Frame) -> None:
+        b = frame.body
+        try:
+            room = self.create(b["game"], b["variant"], b["players"], b["target"], b["hands"])
+        except ValueError as exc:
+            raise WireError("lobby.bad_config", str(exc), ref=frame.seq) from None
+        conn.send("table_created", {"table": room.id})
+
+    def on_join_table(self, conn: HostConnection, frame: Frame) -> None:
+        b = frame.body
+        if conn.room is not None:
+            raise WireError("lobby.already_seated",
+                            f"you already sit at {conn.room.id} seat {conn.seat}", ref=frame.seq)
+        table_id = b["table"]
+        if table_id is None:
+            open_rooms = [r for r in self.tables.values() if r.status == "waiting" and
+                          r.free_seats()]
+            if not open_rooms:
+                raise WireError("lobby.no_table", "no table has a free seat", ref=frame.seq)
+            room = open_rooms[0]
+        else:
+            if table_id not in self.tables:
+                raise WireError("lobby.no_table", f"no table {table_id!r}", ref=frame.seq)
+            room = self.tables[table_id]
+        room.join(conn, b["seat"], frame.seq)
+
+    def on_leave_table(self, conn: HostConnection, frame: Frame) -> None:
+        if conn.room is None or conn.seat is None:
+            raise WireError("lobby.not_seated", "you sit at no table", ref=frame.seq)
+        conn.room.leave(conn, frame.seq)
+
+
+@dataclass
+class SeatSlot:
+    """Who holds a seat, and whether they are connected right now."""
+
+    name: str | None = None
+    identity: bytes | None = None
+    conn: HostConnection | None = None
+    bot: bool = False
+    grace: IDelayedCall | None = None
+    dropped_at: float | None = None
+
+    @property
+    def taken(self) -> bool:
+        return self.identity is not None
+
+
+class TableRoom:
+    """One table: its seats, its match and the HostTable that referees it."""
+
+    def __init__(self, node: "HostNode", table_id: str, game: str, variant: str | None,
+                 players: int | None, target: int | None, hands: int | None,
+                 options: dict[str, Any]) -> None:
+        from ..games import get_game
+
+        self.node = node
+        self.id = table_id
+        self.spec = get_game(game)
+        self.game = game
+        self.variant = variant or self.spec.default_variant
+        if self.variant not in self.spec.presets:
+            raise ValueError(f"unknown {game} variant {self.variant!r}; choose one of: "
+                             f"{', '.join(self.spec.presets)}")
+        self.rules = self.spec.presets[self.variant]
+        allowed = tuple(self.spec.seat_counts(self.rules))
+        default_players = 4 if game == "burraco" and 4 in allowed else allowed[0]
+        self.players = players if players is not None else default_players
+        if self.players not in allowed:
+            raise ValueError(f"{game} {self.variant} is played by "
+                             f"{', '.join(map(str, allowed))} players, not {self.players}")
+        if hands is not None and hands < 1:
+            raise ValueError("hands must be at least 1")
+        if target is not None and target < 1:
+            raise ValueError("target must be at least 1")
+        self.target = target
+        self.hands = hands
+        self.options = dict(options)
+        probe = self._new_match(first_dealer=0)
+        self.sides: list[list[int]] = [list(s) for s in probe.standings()["sides"]]
+        self.slots = [SeatSlot() for _ in range(self.players)]
+        self.status = "waiting"        # waiting → playing → over
+        self.hands_played = 0
+        self.driver: Any = None        # the table layer's HostTable once the match starts
+        self.standings: dict[str, Any] | None = None
+
+    def _new_match(self, first_dealer: int) -> Any:
+        opts = dict(self.options)
+        if self.target is not None:
+            opts["target"] = self.target
+        return self.spec.new_match(self.rules, self.players, first_dealer=first_dealer, **opts)
+
+    # --- lobby ---------------------------------------------------------------------
+    def free_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.slots) if not s.taken]
+
+    def info(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "game": self.game, "variant": self.variant,
+            "players": self.players, "target": self.target, "hands": self.hands,
+            "status": self.status, "sides": self.sides, "hands_played": self.hands_played,
+            "seats": [{"seat": i, "name": s.name, "identity": s.identity, "bot": s.bot,
+                       "connected": s.conn is not None} for i, s in enumerate(self.slots)],
+        }
+
+    def join(self, conn: HostConnection, seat: int | None, ref: int) -> None:
+        if self.status != "waiting":
+            # a released seat of a running match may be taken by anyone
+            if not (seat is not None and seat < self.players and not self.slots[seat].taken):
+                raise WireError("lobby.started", f"the match at {self.id} has started",
+                                ref=ref)
+        if seat is None:
+            free = self.free_seats()
+            if not free:
+                raise WireError("lobby.table_full", f"{self.id} has no free seat", ref=ref)
+            seat = free[0]
+        if seat >= self.players:
+            raise WireError("lobby.bad_seat",
+                            f"{self.id} has seats 0..{self.players - 1}, not {seat}", ref=ref)
+        if self.slots[seat].taken:
+            raise WireError("lobby.seat_taken",
+                            f"seat {seat} of {self.id} is taken by {self.slots[seat].name}",
+                            ref=ref)
+        slot = self.slots[seat]
+        slot.name, slot.identity, slot.conn = conn.peer_name, conn.peer_identity, conn
+        slot.bot = conn.peer_name.startswith("bot-") and conn.transport is not None and \
+            self.node.is_own_bot(conn.peer_identity)
+        conn.room, conn.seat = self, seat
+        conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
+        self.broadcast_lobby()
+        if self.status == "waiting" and not self.free_seats():
+            self.start_match()
+        elif self.status == "playing":
+            self.seat_refilled(seat)
+
+    def leave(self, conn: HostConnection, ref: int) -> None:
+        if self.status != "waiting":
+            raise WireError("lobby.started",
+                            "the match has started: seats are fixed until it ends", ref=ref)
+        assert conn.seat is not None
+        self.slots[conn.seat] = SeatSlot()
+        conn.room, conn.seat = None, None
+        conn.send("left", {"table": self.id})
+        self.broadcast_lobby()
+
+    def broadcast_lobby(self) -> None:
+        info = self.info()
+        for slot in self.slots:
+            if slot.conn is not None:
+                slot.conn.send("table_update", {"info": info})
+
+    def send_to(self, seat: int | None, mtype: str, body: dict[str, Any]) -> None:
+        """To one seat, or to every connected seat when `seat` is None."""
+        targets = range(self.players) if seat is None else (seat,)
+        for i in targets:
+            conn = self.slots[i].conn
+            if conn is not None:
+                conn.send(mtype, body)
+
+    # --- match (filled in with the table layer) ----------------------------------------
+    def start_match(self) -> None:
+        raise NotImplementedError
+
+    def table_message(self, seat: int, frame: Frame) -> None:
+        raise NotImplementedError
+
+    def seat_refilled(self, seat: int) -> None:
+        raise NotImplementedError
+
+    # --- drops and returns -----------------------------------------------------------------
+    def disconnected(self, conn: HostConnection) -> None:
+        seat = conn.seat
+        if seat is None or self.slots[seat].conn is not conn:
+            return
+        slot = self.slots[seat]
+        slot.conn = None
+        if self.status == "waiting":
+            self.slots[seat] = SeatSlot()
+            self.broadcast_lobby()
+            return
+        if self.status == "over":
+            return
+        slot.dropped_at = self.node.reactor.seconds()
+        grace = self.node.config.grace
+        slot.grace = self.node.reactor.callLater(grace, self.grace_expired, seat)
+        self.send_to(None, "seat_status", {"seat": seat, "connected": False,
+                                           "grace_ms": int(grace * 1000)})
+
+    def reconnect(self, seat: int, conn: HostConnection) -> None:
+        raise NotImplementedError
+
+    def grace_expired(self, seat: int) -> None:
+        raise NotImplementedError
+
+
+class HostNode(ServerFactory):
+    """The listening host: connections, the lobby, the identity key, the records."""
+
+    def __init__(self, reactor: Any, config: HostConfig,
+                 identity: Ed25519PrivateKey | None = None,
+                 bot_controller: Callable[[], Any] | None = None) -> None:
+        self.reactor = reactor
+        self.config = config
+        self.identity = identity or Ed25519PrivateKey.generate()
+        self.public_key = ident.public_bytes(self.identity)
+        self.bot_controller = bot_controller
+        """() → a SeatController for a host bot (the CLI wires bots/; net imports none)."""
+        self.bot_connector: Callable[[], Any] | None = None
+        """() → a connector for the host's own bot peers (default: TCP to our port)."""
+        self.own_bots: set[bytes] = set()
+        self.bot_peers: list[Any] = []
+        self.all_done: Deferred[None] = Deferred()
+        self.by_identity: dict[bytes, HostConnection] = {}
+        self.connections: set[HostConnection] = set()
+        self.lobby = Lobby(self)
+        self.port: IListeningPort | None = None
+        self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
+        self._random = secrets.token_bytes
+        if config.seed is not None:
+            import random
+            rng = random.Random(config.seed)
+            self._random = lambda n: rng.randbytes(n)
+        if config.default_table:
+            self.lobby.create(config.game, config.variant, config.players, config.target,
+                              config.hands, config.match_options)
+
+    def random_bytes(self, n: int) -> bytes:
+        return self._random(n)
+
+    def add_bot(self, table_id: str, seat: int | None) -> Any:
+        """Seat a bot: a real peer with its own identity and secrets, connected to this host
+        over loopback TCP (or the test kit's connector), that joins `table_id`/`seat`."""
+        from .peer import PeerConfig, PeerNode, tcp_connector
+
+        if self.bot_controller is None:
+            raise ValueError("this host has no bot strategy to seat")
+        key = Ed25519PrivateKey.generate()
+        self.own_bots.add(ident.public_bytes(key))
+        n = len(self.bot_peers) + 1
+        cfg = PeerConfig(name=f"bot-{n}", table=table_id, seat=seat, reconnect=False)
+        if self.bot_connector is not None:
+            connector = self.bot_connector()
+        else:
+            host, port = self.address()
+            if host in ("0.0.0.0", "::", ""):
+                host = "127.0.0.1"
+            connector = tcp_connector(self.reactor, host, port)
+        peer = PeerNode(self.reactor, cfg, self.bot_controller(), key, connector)
+        peer.done.addErrback(lambda f: log.warning("host bot %s stopped: %s", cfg.name,
+                                                   f.getErrorMessage()))
+        self.bot_peers.append(peer)
+        peer.start()
+        return peer
+
+    def table_over(self, room: "TableRoom") -> None:
+        """A table's match ended; fire `all_done` when the host has nothing left to run."""
+        if self.config.exit_when_done and not self.all_done.called and \
+                all(r.status == "over" for r in self.lobby.tables.values()):
+            self.all_done.callback(None)
+
+    def is_own_bot(self, identity: bytes) -> bool:
+        return identity in self.own_bots
+
+    def buildProtocol(self, addr: Any) -> HostConnection:
+        conn = HostConnection(self)
+        self.connections.add(conn)
+        return conn
+
+    def connection_lost(self, conn: HostConnection) -> None:
+        self.connections.discard(conn)
+        if self.by_identity.get(conn.peer_identity) is conn:
+            del self.by_identity[conn.peer_identity]
+        if conn.room is not None:
+            conn.room.disconnected(conn)
+
+    # --- records ---------------------------------------------------------------------
+    def record_dir(self, table_id: str) -> Path:
+        d = self.data_dir / "tables" / table_id
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def write_record(self, path: Path, data: bytes) -> None:
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+
+    def address(self) -> tuple[str, int]:
+        assert self.port is not None
+        a = self.port.getHost()
+        return a.host, a.port
+
+
+def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | None = None,
+               bot_controller: Callable[[], Any] | None = None) -> HostNode:
+    """Listen on config.bind:config.port (0 = any free port; see `node.address()`).
+    `bot_controller()` makes the SeatController of each bot the host seats."""
+    node = HostNode(reactor, config, identity, bot_controller)
+    node.port = reactor.listenTCP(config.port, node, interface=config.bind)
+    return node
+
+
+def write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2, sort_keys=True, default=_json_default) + "\n")
+
+
+def _json_default(v: Any) -> Any:
+    if isinstance(v, bytes):
+        return v.hex()
+    raise TypeError(type(v).__name__)
+
+
+def now_stamp() -> str:
+    return time.strftime("%Y%m%d-%H%M%S")
+
+
+__all__: Sequence[str] = ("HostConfig", "HostNode", "HostConnection", "TableRoom",
+                          "start_host")

@@ -1,0 +1,352 @@
+"""The peer node: connects to a host, proves its identity, takes a seat, and drives the
+sans-IO `SeatClient` (p2p_burraco.table.seat) that holds this seat's secrets.
+
+The peer never hands its secrets to the host: the SeatClient answers the fair-deal rounds
+with its own keys, learns only its own cards, and asks its SeatController (a bot or the
+console) for actions. If the connection drops mid-match the peer reconnects with the same
+identity, and the host gives the seat back while the grace period runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from twisted.internet.defer import Deferred
+from twisted.internet.protocol import ClientFactory
+from twisted.python.failure import Failure
+
+from .. import __version__, wire
+from ..controller import SeatController
+from ..wire import Frame, WireError
+from . import identity as ident
+from .framing import FrameProtocol
+
+log = logging.getLogger(__name__)
+
+SOFTWARE = f"p2p-burraco/{__version__}"
+
+
+class PeerError(Exception):
+    """The peer cannot go on (refused by the host, host unreachable, match abandoned)."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        self.code = code
+        super().__init__(f"{code}: {message}" if code else message)
+
+
+@dataclass
+class PeerConfig:
+    """Where to connect, who we are, which seat we want."""
+
+    host: str = "127.0.0.1"
+    port: int = 7777
+    name: str = "player"
+    table: str | None = None
+    seat: int | None = None
+    create: dict[str, Any] | None = None
+    """Open a table with these lobby fields first (game, variant, players, target, hands)."""
+    data_dir: Path | None = None
+    reconnect: bool = True
+    reconnect_delay: float = 1.0
+    reconnect_for: float = 120.0
+    """Give up reconnecting after this many seconds."""
+    seed: int | None = None
+    """Seeds this peer's secrets (reproducible test vectors only; never in real play)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+Connector = Callable[[ClientFactory], Any]
+
+
+def tcp_connector(reactor: Any, host: str, port: int) -> Connector:
+    def connect(factory: ClientFactory) -> Any:
+        return reactor.connectTCP(host, port, factory, timeout=10)
+    return connect
+
+
+class PeerConnection(FrameProtocol):
+    """One TCP connection of a peer; the PeerNode outlives it across reconnects."""
+
+    role = wire.PEER
+
+    def __init__(self, node: "PeerNode") -> None:
+        super().__init__()
+        self.node = node
+        self.state = "hello"
+        self.nonce = node.random_bytes(32)
+        self.version = 0
+        self.host_identity = b""
+
+    def connectionMade(self) -> None:
+        super().connectionMade()
+        if hasattr(self.transport, "setTcpKeepAlive"):
+            self.transport.setTcpKeepAlive(1)
+        self.send("hello", {"versions": list(range(wire.PROTOCOL_VERSIONS[0],
+                                                   wire.PROTOCOL_VERSIONS[1] + 1)),
+                            "software": SOFTWARE, "name": self.node.config.name,
+                            "identity": self.node.public_key, "nonce": self.nonce})
+
+    def describe(self) -> str:
+        return f"peer<{self.node.config.name}>"
+
+    def lost(self, reason: Failure) -> None:
+        self.node.connection_lost(self, reason)
+
+    def refused(self, exc: WireError) -> None:
+        if exc.fatal:
+            self.node.fail(PeerError(exc.message, exc.code))
+
+    def frame_received(self, frame: Frame) -> None:
+        t, b = frame.type, frame.body
+        if t == "error":
+            self.node.host_error(b)
+            return
+        if self.state == "hello":
+            if t != "welcome":
+                raise WireError("hello.required", f"expected welcome, got {t!r}", ref=frame.seq)
+            self._welcome(frame)
+            return
+        if self.state == "auth":
+            if t != "ready":
+                raise WireError("hello.required", f"expected ready, got {t!r}", ref=frame.seq)
+            self.state = "ready"
+            self.decoder.max_size = wire.MAX_FRAME
+            self.node.ready(self, b)
+            return
+        if t in ("welcome", "ready"):
+            raise WireError("hello.repeated", f"{t!r} after the handshake", ref=frame.seq)
+        if t == "ping":
+            self.send("pong", {"n": b["n"]})
+            return
+        self.node.frame(self, frame)
+
+    def _welcome(self, frame: Frame) -> None:
+        b = frame.body
+        lo, hi = wire.PROTOCOL_VERSIONS
+        if not lo <= b["version"] <= hi:
+            raise WireError("hello.version", f"the host chose version {b['version']}, "
+                            f"we speak {lo}..{hi}", fatal=True, ref=frame.seq)
+        msg = wire.auth_message(wire.AUTH_HOST_DOMAIN, b["version"], self.nonce,
+                                b["challenge"], self.node.public_key)
+        if not ident.verify(b["host_identity"], b["signature"], msg):
+            raise WireError("auth.bad_signature", "the host's welcome signature does not verify",
+                            fatal=True, ref=frame.seq)
+        expected = self.node.expected_host
+        if expected is not None and b["host_identity"] != expected:
+            raise WireError("auth.bad_signature", "the host's identity changed since the first "
+                            "connection of this match", fatal=True, ref=frame.seq)
+        self.version = b["version"]
+        self.host_identity = b["host_identity"]
+        reply = wire.auth_message(wire.AUTH_PEER_DOMAIN, self.version, self.nonce,
+                                  b["challenge"], self.host_identity)
+        self.state = "auth"
+        self.send("auth", {"signature": self.node.identity.sign(reply)})
+
+
+class PeerNode(ClientFactory):
+    """A peer across its connections: identity, seat, the SeatClient, the outcome."""
+
+    def __init__(self, reactor: Any, config: PeerConfig, controller: SeatController,
+                 identity: Ed25519PrivateKey | None = None,
+                 connector: Connector | None = None) -> None:
+        self.reactor = reactor
+        self.config = config
+        self.controller = controller
+        self.identity = identity or Ed25519PrivateKey.generate()
+        self.public_key = ident.public_bytes(self.identity)
+        self.connector = connector or tcp_connector(reactor, config.host, config.port)
+        self.done: Deferred[dict[str, Any]] = Deferred()
+        self.conn: PeerConnection | None = None
+        self.table: str | None = None
+        self.seat: int | None = None
+        self.expected_host: bytes | None = None
+        self.finished = False
+        self.stopped = False
+        self._lost_since: float | None = None
+        self._random: Callable[[int], bytes]
+        import secrets
+        self._random = secrets.token_bytes
+        if config.seed is not None:
+            import random
+            rng = random.Random(config.seed)
+            self._random = lambda n: rng.randbytes(n)
+        self.seat_client: Any = None
+        self.table_info: dict[str, Any] = {}
+        self.events: list[dict[str, Any]] = []   # every host error received (for tests/logs)
+
+    def random_bytes(self, n: int) -> bytes:
+        return self._random(n)
+
+    # --- lifecycle -----------------------------------------------------------------
+    def start(self) -> "Deferred[dict[str, Any]]":
+        self.connector(self)
+        return self.done
+
+    def buildProtocol(self, addr: Any) -> PeerConnection:
+        conn = PeerConnection(self)
+        self.conn = conn
+        return conn
+
+    def clientConnectionFailed(self, connector: Any, reason: Failure) -> None:
+        self._retry_or_fail(PeerError(f"cannot reach {self.config.host}:{self.config.port}: "
+                                      f"{reason.getErrorMessage()}"))
+
+    def disconnect(self) -> None:
+        """Leave for good (the console's quit): no reconnect."""
+        self.stopped = True
+        if self.conn is not None:
+            self.conn.drop()
+
+    close = disconnect
+
+    def fail(self, error: Exception) -> None:
+        if not self.done.called:
+            self.stopped = True
+            self.done.errback(Failure(error))
+
+    def connection_lost(self, conn: PeerConnection, reason: Failure) -> None:
+        if conn is self.conn:
+            self.conn = None
+        if self.finished or self.stopped or self.done.called:
+            return
+        self.notify_status("connection lost, reconnecting…")
+        self._retry_or_fail(PeerError(f"connection lost: {reason.getErrorMessage()}"))
+
+    def _retry_or_fail(self, error: PeerError) -> None:
+        if self.stopped or self.done.called:
+            return
+        if not self.config.reconnect or self.seat is None:
+            self.fail(error)
+            return
+        now = self.reactor.seconds()
+        if self._lost_since is None:
+            self._lost_since = now
+        if now - self._lost_since > self.config.reconnect_for:
+            self.fail(error)
+            return
+        self.reactor.callLater(self.config.reconnect_delay, self._reconnect)
+
+    def _reconnect(self) -> None:
+        if not (self.stopped or self.done.called):
+            self.connector(self)
+
+    def notify_status(self, text: str) -> None:
+        try:
+            self.controller.notify({"type": "status", "text": text})
+        except Exception:  # a controller's display problem must not stop the protocol
+            log.exception("controller.notify failed")
+
+    # --- after the handshake ---------------------------------------------------------
+    def ready(self, conn: PeerConnection, body: dict[str, Any]) -> None:
+        self._lost_since = None
+        if self.expected_host is None:
+            self.expected_host = conn.host_identity
+        if body["table"] is not None and body["seat"] is not None:
+            self.table, self.seat = body["table"], body["seat"]
+            self.notify_status(f"back at {self.table} as seat {self.seat}")
+            self.resumed(conn)
+            return
+        if self.seat is not None:
+            # we held a seat but the host no longer gives it back (grace expired)
+            self.notify_status("the seat was released while we were away")
+            self.seat_released()
+        if self.config.create is not None and self.table is None:
+            conn.send("create_table", dict(self.config.create))
+            return
+        conn.send("join_table", {"table": self.config.table or self.table,
+                                 "seat": self.config.seat})
+
+    def host_error(self, body: dict[str, Any]) -> None:
+        """An error frame from the host: fatal ones end the peer; others are reported."""
+        self.events.append(body)
+        log.info("host refused: %s %s", body["code"], body["message"])
+        if body["fatal"]:
+            self.fail(PeerError(body["message"], body["code"]))
+            return
+        if body["code"].startswith("lobby.") and self.seat is None:
+            # could not sit down: nothing else to do for an automatic peer
+            self.fail(PeerError(body["message"], body["code"]))
+            return
+        self.table_error(body)
+
+    def frame(self, conn: PeerConnection, frame: Frame) -> None:
+        t, b = frame.type, frame.body
+        if t == "table_created":
+            self.table = b["table"]
+            conn.send("join_table", {"table": b["table"], "seat": self.config.seat})
+        elif t == "seated":
+            self.table, self.seat = b["table"], b["seat"]
+            self.table_info = b["info"]
+            self.notify_status(f"connected to {self.config.host}:{self.config.port} "
+                               f"as seat {self.seat} of {self.table}")
+            self.seats_changed()
+        elif t in ("table_update", "match_started"):
+            self.table_info = b["info"]
+            self.seats_changed()
+            if t == "match_started":
+                self.match_started(conn, b)
+        elif t == "tables":
+            self.controller.notify({"type": "tables", "tables": b["tables"]})
+        elif t == "left":
+            self.table = self.seat = None
+        elif t == "seat_status":
+            state = "back" if b["connected"] else \
+                f"dropped ({(b['grace_ms'] or 0) // 1000} s grace)"
+            self.controller.notify({"type": "log", "text": f"seat {b['seat']} {state}"})
+        elif t == "match_end":
+            self.match_end(b)
+        elif t == "pong":
+            self.pong(b["n"])
+        elif self.registry_layer(t) == "table":
+            self.table_frame(conn, frame)
+        else:
+            raise WireError("msg.wrong_sender", f"a peer does not expect {t!r}", ref=frame.seq)
+
+    def registry_layer(self, mtype: str) -> str:
+        return wire.registry().get(mtype).layer
+
+    def seats_changed(self) -> None:
+        seats = self.table_info.get("seats", [])
+        names = [s.get("name") or f"seat {s.get('seat')}" for s in seats]
+        self.controller.notify({"type": "seats", "names": names, "you": self.seat})
+
+    def match_end(self, body: dict[str, Any]) -> None:
+        self.finished = True
+        standings = body["standings"]
+        if not self.done.called:
+            self.done.callback(standings)
+        if self.conn is not None:
+            self.conn.drop()
+
+    def pong(self, n: int) -> None:
+        """A ping answered (bench hooks may override)."""
+
+    # --- table layer (filled in with the SeatClient) --------------------------------
+    def match_started(self, conn: PeerConnection, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def table_frame(self, conn: PeerConnection, frame: Frame) -> None:
+        raise NotImplementedError
+
+    def table_error(self, body: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def resumed(self, conn: PeerConnection) -> None:
+        raise NotImplementedError
+
+    def seat_released(self) -> None:
+        raise NotImplementedError
+
+
+def connect_peer(reactor: Any, host: str, port: int, name: str, controller: SeatController,
+                 identity: Ed25519PrivateKey | None = None, data_dir: Path | None = None,
+                 **options: Any) -> PeerNode:
+    """Start a peer; `node.done` fires with the final standings when the match ends."""
+    config = PeerConfig(host=host, port=port, name=name, data_dir=data_dir, **options)
+    node = PeerNode(reactor, config, controller, identity)
+    node.start()
+    return node
