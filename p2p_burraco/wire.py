@@ -116,6 +116,8 @@ ERROR_CODES: dict[str, str] = {
     "lobby.not_seated": "a table message from a connection with no seat",
     "lobby.started": "the table's match has started: seats are fixed",
     "lobby.too_many_tables": "the host's table cap is reached",
+    # connection
+    "conn.idle": "nothing received within the idle timeout, pings included (fatal)",
     # host
     "host.shutdown": "the host is stopping (fatal)",
     "host.internal": "the host failed while handling the frame (state unchanged)",

@@ -212,6 +212,7 @@ def test_cli_selfplay(capsys: pytest.CaptureFixture[str], argv: list, expect: st
     assert main(["selfplay", "--game", "briscola", *argv]) == 0
     out = capsys.readouterr().out
     assert "— hand 1" in out and "match after" in out and expect in out
+    assert "dealer seat" in out and "briscola " in out  # the hand's one-line account
 
 
 def test_cli_selfplay_refuses_an_even_best_of(capsys: pytest.CaptureFixture[str]) -> None:

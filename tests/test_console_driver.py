@@ -173,3 +173,26 @@ def test_layout_draws_every_part_at_100x30() -> None:
                    "points taken", "seats", "Enter"):
         assert needle in text, f"{needle!r} missing from the screen:\n{text}"
     assert rows[-1].startswith(">")
+
+
+def render_screen(model: ConsoleModel, columns: int = 100, rows: int = 30) -> list[str]:
+    """Draw the console for `model` once, off-line, at a given size (no app running)."""
+    from prompt_toolkit.application.current import set_app
+    from prompt_toolkit.input import DummyInput
+
+    app = create_application(model, input=DummyInput(), output=SizedOutput(columns, rows))
+    screen = Screen()
+
+    async def draw() -> None:  # the command line's history loads on the running loop
+        with set_app(app):
+            app.layout.container.write_to_screen(
+                screen, MouseHandlers(), WritePosition(0, 0, columns, rows),
+                parent_style="", erase_bg=False, z_index=None)
+            screen.draw_all_floats()
+
+    asyncio.run(draw())
+    out = []
+    for y in range(rows):
+        line = screen.data_buffer[y]
+        out.append("".join(line[x].char for x in range(columns)).rstrip())
+    return out

@@ -60,6 +60,20 @@ class GreedyBot:
             return self._discard(state, seat, discards)
         return self.rng.choice(actions)
 
+    @staticmethod
+    def _hand(state: HandState, seat: Seat) -> list[tuple[int, int | None]]:
+        fast = getattr(state, "hand_refs", None)
+        if fast is not None:
+            return list(fast(seat))
+        return [(p, state.card_at(p)) for p, _ in state.player_view(seat)["hand"]]
+
+    @staticmethod
+    def _pile(state: HandState, seat: Seat) -> list[tuple[int, int | None]]:
+        fast = getattr(state, "pile_refs", None)
+        if fast is not None:
+            return list(fast())
+        return [(p, state.card_at(p)) for p, _ in state.player_view(seat)["pile"]]
+
     def _play_value(self, action: Action) -> int:
         refs = action.shown()
         faces = [_face(cid) for _, cid in refs]
@@ -76,7 +90,7 @@ class GreedyBot:
             if getattr(take, "opening", ()):
                 return take
             trial = state.copy()
-            pile = [p for p, _ in state.player_view(seat).get("pile", [])]  # type: ignore[misc]
+            pile = {p for p, _ in self._pile(state, seat)}
             trial.apply(seat, take)
             for a in islice(trial.legal_actions(seat), MAX_CANDIDATES):
                 if a.kind in ("meld", "attach") and any(p in pile for p, _ in a.shown()):
@@ -86,10 +100,7 @@ class GreedyBot:
         return takes[0]
 
     def _discard(self, state: HandState, seat: Seat, discards: list[Action]) -> Action:
-        hand = [(p, _face(c)) for p, c in ((p, state.card_at(p)) for p, _ in
-                (tuple(x) for x in state.player_view(seat)["hand"]))  # type: ignore[union-attr]
-                if c is not None]
-        faces = [c for _, c in hand]
+        faces = [_face(c) for _, c in self._hand(state, seat) if c is not None]
 
         def usefulness(a: Action) -> tuple[float, float]:
             (ref,) = a.shown()

@@ -62,8 +62,10 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import wire
+
     players, variant = _check(args)
-    args.name = _player_name(args)
+    args.name = wire.valid_name(_player_name(args))
     args.players, args.variant = players, variant
     if args.offline:
         return asyncio.run(run_offline(args))
@@ -85,7 +87,8 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
                          hands=args.hands or 1_000, seed=seed, target=args.target)
     rng = random.Random(seed)
     model = ConsoleModel(args.name, game=args.game, variant=args.variant, target=args.target)
-    bots = [BotController(make_strategy(args.game, args.bot_kind,
+    strategy = args.bot_kind if args.bot_kind != "heuristic" else best_strategy(args.game)
+    bots = [BotController(make_strategy(args.game, strategy,
                                         random.Random(rng.getrandbits(64))))
             for _ in range(args.players - 1)]
     names = [args.name] + [f"bot {i}" for i in range(1, args.players)]
@@ -97,8 +100,101 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
     return int(result or 0)
 
 
-def run_networked(args: argparse.Namespace) -> int:
+def best_strategy(game: str) -> str:
+    """The strongest bot this checkout has for `game`: heuristic, else greedy, else random."""
+    import random
+
+    from ..bots import make_strategy
+
+    for name in ("heuristic", "greedy", "random"):
+        try:
+            make_strategy(game, name, random.Random(0))
+        except (ImportError, AttributeError, ValueError):
+            continue
+        return name
+    raise ValueError(f"no bot strategy for {game}")
+
+
+def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = None) -> int:
     """Host + bot peers + the console's peer, all on Twisted's asyncio reactor in this
-    process, talking over real loopback TCP."""
-    from ..net.play import run_play  # the Twisted side of `play` lives in net/
-    return int(run_play(args))
+    process, talking over real loopback TCP; returns when the person quits."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    from twisted.internet import asyncioreactor
+
+    asyncioreactor.install(loop)  # before anything imports twisted.internet.reactor
+    from twisted.internet import reactor
+
+    rc: dict[str, int] = {}
+
+    def main() -> None:
+        d = start_play(reactor, args, input=input, output=output)
+
+        def done(result: Any) -> None:
+            if isinstance(result, int):
+                rc["rc"] = result
+            else:  # a Failure: show it after the screen is restored
+                rc["rc"] = 1
+                rc["error"] = result.getErrorMessage()  # type: ignore[index]
+            reactor.stop()
+        d.addBoth(done)
+
+    reactor.callWhenRunning(main)
+    reactor.run()
+    if "error" in rc:
+        print(f"p2p-burraco play: {rc['error']}", file=sys.stderr)
+    return rc.get("rc", 1)
+
+
+def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
+               output: Any = None, model: Any = None) -> Any:
+    """Start the host (127.0.0.1, any free port unless --port), seat a bot peer in every
+    other seat, and run the console's peer at seat 0. Returns a Deferred firing with the
+    exit code when the person quits. Reused by the tests with pipe input."""
+    from pathlib import Path
+
+    from twisted.internet.defer import Deferred
+
+    from ..console import run_console_peer
+    from ..net.host import HostConfig, start_host
+    from ..net.identity import default_data_dir, load_or_create_identity
+    from ..net.peer import connect_peer
+    from .join import LazyBotController, bot_factory
+
+    data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
+    strategy = args.bot_kind or best_strategy(args.game)
+    if strategy == "heuristic":
+        strategy = best_strategy(args.game)
+    cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
+                     players=args.players, target=args.target, hands=args.hands,
+                     data_dir=data_dir, exit_when_done=False, name="play",
+                     seed=args.seed)
+    factory = bot_factory(strategy, args.seed)
+    host_key = load_or_create_identity(data_dir / "host")
+    node = start_host(reactor, cfg, identity=host_key,
+                      bot_controller=lambda: LazyBotController(factory))
+    host, port = node.address()
+    room = next(iter(node.lobby.tables.values()))
+    me = load_or_create_identity(data_dir / "identities" / _safe(args.name))
+    for seat in range(1, args.players):
+        node.add_bot(room.id, seat)
+
+    def connect(controller: Any) -> Any:
+        return connect_peer(reactor, host, port, args.name, controller, me, data_dir,
+                            table=room.id, seat=0)
+
+    async def session() -> int:
+        try:
+            return await run_console_peer(args, connect, model=model, input=input,
+                                          output=output)
+        finally:
+            for peer in list(node.bot_peers):
+                peer.disconnect()
+            if node.port is not None:
+                node.port.stopListening()
+
+    return Deferred.fromFuture(asyncio.ensure_future(session()))
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)

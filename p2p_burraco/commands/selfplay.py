@@ -19,6 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", type=int, default=None, help="match target (default: the rule set's)")
     p.add_argument("--match", dest="match_kind", default=None, choices=("punti", "smazzate"),
                    help="Briscola: match by points or by number of hands")
+    p.add_argument("--each-for-himself", action="store_true",
+                   help="Burraco with 3 or 5 players: one 11-card pozzetto each, no pairs")
     p.add_argument("--fair", action="store_true",
                    help="deal every hand through the full fair-deal protocol")
     p.add_argument("--record", default=None, metavar="DIR",
@@ -38,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
         options["match_kind"] = args.match_kind
     if args.game == "briscola":
         options["hands"] = args.hands  # the match's smazzate: best of K, or K to add up
+    if getattr(args, "each_for_himself", False):
+        if args.game != "burraco":
+            raise ValueError("--each-for-himself applies to Burraco only")
+        options["each_for_himself"] = True
     if args.record and not args.fair:
         raise ValueError("--record needs --fair (only fair-dealt hands have transcripts)")
     # Room for Briscola's knock-out play-offs: the harness stops when the match is over.
@@ -55,6 +61,8 @@ def run(args: argparse.Namespace) -> int:
             who = "+".join(f"seat {s}" for s in side)
             detail = ", ".join(f"{ln.label} {ln.points:+d}" for ln in lines)
             print(f"  {who}: {pts:+d}   [{detail}]")
+        if isinstance(result.extra.get("summary"), str):  # a game's one-line account
+            print(f"  {result.extra['summary']}")
 
     if args.fair:
         from ..table.inprocess import run_fair_selfplay
@@ -80,6 +88,9 @@ def format_standings(standings: dict[str, object]) -> str:
         line += f"  winner: {standings['winner']}"
     elif standings.get("over"):
         line += "  tie"
+    vp = standings.get("victory_points")
+    if isinstance(vp, list):
+        line += f"  VP {'-'.join(map(str, vp))}"
     if standings.get("decided_by"):
         line += f"  (decided by: {standings['decided_by']})"
     return line

@@ -93,8 +93,12 @@ def run_command(model: ConsoleModel, line: str) -> bool:
     except RuleViolation as exc:
         model.error = format_violation(exc)
         return False
-    except (ConsoleError, NotationError) as exc:
+    except (ConsoleError, ValueError, LookupError) as exc:  # unreadable words, unknown cards
         model.error = str(exc)
+        return False
+    except Exception as exc:  # a bug must not close the person's table: show it, go on
+        model.error = f"internal error ({type(exc).__name__}): {exc}"
+        model.log_line(model.error, "log.error")
         return False
     return True
 
@@ -187,7 +191,7 @@ def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
 
 
 # ---------------------------------------------------------------------------- commands
-@command("draw", aliases=("pesca", "pesco"), help="draw the top card of the stock",
+@command("draw", aliases=("pesca", "pesco"), help="draw from the stock",
          games=("burraco",), key="F2")
 def _draw(model: ConsoleModel, args: list[str]) -> None:
     if args:
@@ -195,20 +199,19 @@ def _draw(model: ConsoleModel, args: list[str]) -> None:
     model.act("draw")
 
 
-@command("take", aliases=("raccogli", "prendi"), help="take the discard pile (all of it)",
+@command("take", aliases=("raccogli", "prendi"), help="take the whole discard pile",
          games=("burraco",), key="F3")
 def _take(model: ConsoleModel, args: list[str]) -> None:
     model.act(" ".join(["take", *args]))
 
 
-@command("meld", aliases=("cala", "calo"), args="CARDS", help="stage a new meld: meld 7h 8h 9h "
-         "(or the selected cards)", complete=complete_cards, games=("burraco",), key="F4")
+@command("meld", aliases=("cala", "calo"), args="CARDS", help="stage a new meld (typed or selected cards)", complete=complete_cards, games=("burraco",), key="F4")
 def _meld(model: ConsoleModel, args: list[str]) -> None:
     model.stage("meld " + _cards_or_selection(model, args, "meld"))
 
 
 @command("attach", aliases=("attacca", "aggiungi"), args="N CARDS",
-         help="stage cards added to your side's meld N: attach 3 10h", complete=complete_attach,
+         help="stage cards onto our meld #N", complete=complete_attach,
          games=("burraco",), key="F5")
 def _attach(model: ConsoleModel, args: list[str]) -> None:
     from .views import presenter_for
@@ -238,39 +241,44 @@ def _attach(model: ConsoleModel, args: list[str]) -> None:
 
 
 @command("discard", aliases=("scarta", "scarto"), args="CARD",
-         help="discard a card and end the turn (sends what is staged first)",
+         help="discard, ending the turn (sends the staged)",
          complete=complete_one_card, games=("burraco",), key="F6")
 def _discard(model: ConsoleModel, args: list[str]) -> None:
     model.act("discard " + _one_card(model, args, "discard"))
 
 
 @command("play", aliases=("gioca", "gioco"), args="CARD|N",
-         help="play a card: play 3d, or play 2 (the 2nd card shown)",
+         help="play a card, or its number in your hand",
          complete=complete_one_card, games=("briscola",), key="Enter")
 def _play(model: ConsoleModel, args: list[str]) -> None:
     model.act("play " + _one_card(model, args, "play"))
 
 
-@command("send", aliases=("invia", "manda"), help="lay down the staged melds and attachments now",
+@command("redraw", aliases=("ripesca", "ripesco"), help="1st turn (modificato): put back, draw again", games=("burraco",))
+def _redraw(model: ConsoleModel, args: list[str]) -> None:
+    model.act("redraw")
+
+
+@command("send", aliases=("invia", "manda"), help="lay the staged steps down now",
          games=("burraco",), key="F7")
 def _send(model: ConsoleModel, args: list[str]) -> None:
     model.send()
 
 
-@command("undo", aliases=("annulla",), help="take back the last staged step",
+@command("undo", aliases=("annulla",), help="unstage the last step",
          games=("burraco",), key="F8")
 def _undo(model: ConsoleModel, args: list[str]) -> None:
     model.undo()
 
 
-@command("clear", aliases=("svuota",), help="empty the staging area and the selection",
+@command("clear", aliases=("svuota",), help="empty the staging area and selection",
          games=("burraco",), key="F9")
 def _clear(model: ConsoleModel, args: list[str]) -> None:
     model.clear_stage()
 
 
 @command("select", aliases=("scegli",), args="CARDS",
-         help="select cards by name (toggles): select 7h 8h", complete=complete_cards)
+         help="toggle cards in the selection", complete=complete_cards)
 def _select(model: ConsoleModel, args: list[str]) -> None:
     if not args:
         model.selected.clear()
@@ -291,22 +299,16 @@ def _select(model: ConsoleModel, args: list[str]) -> None:
             raise ConsoleError(f"{card} is not in your hand")
 
 
-@command("help", aliases=("aiuto", "?"), args="[COMMAND]", help="list the commands, or explain one",
+@command("help", aliases=("aiuto", "?"), args="[COMMAND]", help="this list, or one command explained",
          complete=lambda m, typed: [] if typed else [c.name for c in commands_for(m.game)], key="F1")
 def _help(model: ConsoleModel, args: list[str]) -> None:
     model.help_text = help_lines(model.game, args[0] if args else None)
     model.panel = "help"
 
 
-@command("score", aliases=("punti", "punteggio"), help="match standings and the last hand's "
-         "score", key="F10")
+@command("score", aliases=("punti", "punteggio"), help="standings and the last hand's score", key="F10")
 def _score(model: ConsoleModel, args: list[str]) -> None:
     model.panel = "score"
-
-
-@command("log", aliases=("registro",), help="back to the log of what everyone did")
-def _log(model: ConsoleModel, args: list[str]) -> None:
-    model.panel = None
 
 
 @command("quit", aliases=("esci", "exit"), help="leave the table", key="C-q")
@@ -326,12 +328,10 @@ def help_lines(game: str | None, word: str | None = None) -> list[str]:
         if cmd.key:
             lines.append("key: " + cmd.key)
         return lines
-    lines = ["commands (Italian words work too):"]
-    for cmd in commands_for(game):
-        alias = f" ({', '.join(cmd.aliases)})" if cmd.aliases else ""
-        key = f" [{cmd.key}]" if cmd.key else ""
-        lines.append(f" {cmd.usage()}{alias}{key}")
-        lines.append(f"    {cmd.help}")
-    lines += ["keys: ←/→ move over your hand, Space selects, Enter does the hinted action,",
-              "      Tab completes, ↑/↓ history, Esc closes this panel."]
+    cmds = commands_for(game)
+    lines = [f"{cmd.usage():<15}{cmd.key:<6}{cmd.help}" for cmd in cmds]
+    lines.append("Italian: " + ", ".join(f"{a}={c.name}" for c in cmds for a in c.aliases[:1]))
+    lines.append("Keys: ←/→ move over your hand, Space selects, Enter does the hinted action, "
+                 "Tab completes, ↑/↓ history, Esc closes. A number names a card of your hand "
+                 "as shown (play 2, discard 5).")
     return lines

@@ -123,7 +123,7 @@ def title_line(model: ConsoleModel, width: int) -> list[Line]:
     elif st is not None and st.is_over:
         parts.append(("class:title", " · hand over"))
     if model.standings:
-        parts.append(("class:title", " · " + model.standings_text()))
+        parts.append(("class:title", " · score " + model.score_brief()))
     if model.status:
         parts.append(("class:title.status", " · " + model.status))
     used = sum(len(t) for _, t in parts)
@@ -173,22 +173,28 @@ def staging_lines(model: ConsoleModel, width: int) -> list[Line]:
 
 
 def right_lines(model: ConsoleModel, width: int, height: int | None) -> list[Line]:
-    """Seats, then the log (or the help / score panel when open)."""
+    """Seats, then the log of what everyone did (its newest lines)."""
     pres = presenter_for(model)
-    out = pres.seat_lines(model, width)
-    out.append([("class:rule", "─" * width)])
+    head = pres.seat_lines(model, width)
+    head.append([("class:rule", "─" * width)])
+    log: list[Line] = []
+    for entry in model.log:
+        log += wrap_text(entry.text, width, f"class:{entry.style}" if entry.style else "")
+    if height is not None and len(head) + len(log) > height:
+        log = log[max(0, len(log) - (height - len(head))):]
+    return head + log
+
+
+def main_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The table — or, while open, the help or score panel in its place."""
     if model.panel == "help":
         text = model.help_text or help_lines(model.game)
-        out += [ln for t in text for ln in wrap_text(t, width, "class:help")]
-    elif model.panel == "score":
-        out += score_lines(model, width)
-    else:
-        for entry in model.log:
-            out += wrap_text(entry.text, width, f"class:{entry.style}" if entry.style else "")
-    if height is not None and len(out) > height:
-        head = len(pres.seat_lines(model, width)) + 1
-        out = out[:head] + out[len(out) - (height - head):]
-    return out
+        out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes)")]]
+        return out + [ln for t in text for ln in wrap_text(t, width, "class:help")]
+    if model.panel == "score":
+        out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes)")]]
+        return out + score_lines(model, width)
+    return presenter_for(model).table_lines(model, width)
 
 
 def score_lines(model: ConsoleModel, width: int) -> list[Line]:
@@ -230,16 +236,15 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
     """The whole screen, from the model. The command line keeps the focus."""
     pres_is_burraco = Condition(lambda: model.game == "burraco")
     buffer = buffer or create_command_buffer(model)
-    pres = lambda: presenter_for(model)  # noqa: E731  (the game is known only at hand start)
 
-    table = _window(lambda w, h: pres().table_lines(model, w), height=Dimension(min=3, weight=1))
+    table = _window(lambda w, h: main_lines(model, w), height=Dimension(min=3, weight=1))
     staging = ConditionalContainer(
         _window(lambda w, h: staging_lines(model, w), dont_extend_height=True),
         filter=pres_is_burraco)
     hand = _window(lambda w, h: hand_lines(model, w), dont_extend_height=True,
                    style="class:hand")
     left = HSplit([table, Window(height=1, char="─", style="class:rule"), staging, hand])
-    right = Window(LinesControl(lambda w, h: right_lines(model, w, h), bottom=False),
+    right = Window(LinesControl(lambda w, h: right_lines(model, w, h)),
                    width=RIGHT_WIDTH, wrap_lines=False)
     body = VSplit([left, Window(width=1, char="│", style="class:rule"), right])
     prompt = VSplit([

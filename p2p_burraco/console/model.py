@@ -202,8 +202,8 @@ class ConsoleModel:
         elif kind == "error":
             self.error = str(event.get("text", event.get("message", "error")))
             self.log_line(self.error, "log.error")
-        else:
-            self.log_line(" ".join(f"{k}={v}" for k, v in event.items()), "log.status")
+        elif isinstance(event.get("text"), str):  # any other event that speaks for itself
+            self.log_line(event["text"], "log.status")
         self.refresh()
         self.invalidate()
 
@@ -225,7 +225,8 @@ class ConsoleModel:
         for line in self.result_lines(outcome):
             self.log_line(line, "log.score")
         self.log_line(f"audit: {verdict}", "log.fair" if verdict == "fair" else "log.error")
-        self.message = f"hand over — audit: {verdict}"
+        self.message = f"hand over — audit: {verdict}  (F10 shows the score)"
+        self.panel = "score"  # the breakdown stays up until the person moves on
         self.refresh()
         self.invalidate()
 
@@ -279,6 +280,8 @@ class ConsoleModel:
         """One line saying what the person can do now (from the engine's legal kinds)."""
         kinds = self.legal_kinds()
         if not kinds:
+            if self.my_turn and self.staged:
+                return "the staged steps end the hand: send them (F7)"
             if self.state is not None and self.state.is_over:
                 return "hand over"
             return f"waiting for {self.seat_name(self.state.to_move if self.state else None)}"
@@ -478,6 +481,21 @@ class ConsoleModel:
         if isinstance(sides, list) and isinstance(totals, list):
             return [list(s) for s in sides], [int(t) for t in totals]
         return [], []
+
+    def side_letter(self, side_index: int) -> str:
+        return "ABCDEF"[side_index] if side_index < 6 else str(side_index)
+
+    def score_brief(self) -> str:
+        """Scores for the title bar: `A 120 · B 340 → 2005` (A is our side when known)."""
+        sides, totals = self.totals()
+        if not sides:
+            return ""
+        parts = []
+        for i, (side, total) in enumerate(zip(sides, totals)):
+            mark = "*" if self.seat in side else ""
+            parts.append(f"{self.side_letter(i)}{mark} {total}")
+        target = self.target if self.target is not None else (self.standings or {}).get("target")
+        return " · ".join(parts) + (f" → {target}" if target is not None else "")
 
     def standings_text(self) -> str:
         sides, totals = self.totals()

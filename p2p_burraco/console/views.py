@@ -97,8 +97,10 @@ class Presenter:
             out.append(self.card(model, c))
         return out
 
-    def view(self, model: ConsoleModel) -> dict[str, Any]:
-        st = model.view_state
+    def view(self, model: ConsoleModel, real: bool = False) -> dict[str, Any]:
+        """The seat's view of the preview (staged steps applied), or of the replica itself
+        with `real=True` (what the table really holds)."""
+        st = model.state if real else model.view_state
         if st is None or model.seat is None:
             return {}
         return st.player_view(model.seat)
@@ -247,7 +249,7 @@ class BriscolaPresenter(Presenter):
         return lines
 
     def seat_lines(self, model: ConsoleModel, width: int) -> list[Line]:
-        v = self.view(model)
+        v = self.view(model, real=True)
         if not v:
             return []
         sides = v.get("sides") or []

@@ -100,6 +100,7 @@ class _Log:
     alarms: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
     reveals: dict[int, tuple[int, bytes]] = field(default_factory=dict)
     voids: list[int] = field(default_factory=list)
+    incidents: list[dict[str, Any]] = field(default_factory=list)
 
 
 def _hand_start_error(hs: Mapping[str, Any]) -> str | None:
@@ -140,6 +141,9 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
         t = e.get("type")
         if t == "hand_void":
             log.voids.append(i)
+            ev = e.get("evidence")
+            if isinstance(ev, Mapping):
+                log.incidents.append({"code": ev.get("code"), "at": i, "msg": ev.get("msg")})
             continue
         if t not in SEAT_TYPES or t == "sign_off":
             faults.append(Fault(None, "unexpected_entry", i, f"a {t!r} entry in the log"))
@@ -193,9 +197,8 @@ def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
 
 # --------------------------------------------------------------------------- the audit
 
-def audit_log(entries: Sequence[Mapping[str, Any]],
-              incidents: Sequence[Mapping[str, Any]] = ()) -> Verdict:
-    """Audit a hand's log (and the host's incidents) — what host and peers run at hand end."""
+def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
+    """Audit a hand's log — what the host and every peer run at the end of a hand."""
     faults: list[Fault] = []
     log = _walk(entries, faults)
     if log is None:
@@ -308,24 +311,33 @@ def audit_log(entries: Sequence[Mapping[str, Any]],
             faults.append(Fault(seat, "bad_envelope", idx,
                                 f"the envelope to seat {to} holds wrong keys for {wrong[:6]}"))
 
-    # face-up proofs
+    # face-up proofs (keys of a proof belong to the seats whose key was not yet public,
+    # in seat order: walk releases and actions in log order to know which those were)
     published: dict[tuple[int, int], bytes] = {}
-    for idx, seat, e in log.releases:
-        for p, k in zip(e["positions"], e["keys"]):
-            published[(p, seat)] = k
-    for idx, seat, e in log.actions:
-        for pos, card, key in zip(e["positions"], e["cards"], e["keys"]):
-            if key_ok(seat, pos, key) is False:
-                faults.append(Fault(seat, "wrong_key", idx,
-                                    f"the key shown with position {pos} is not its lock key"))
-            elif deal is not None and deal[pos] != card:
+    events = sorted([(idx, "release", seat, e) for idx, seat, e in log.releases]
+                    + [(idx, "action", seat, e) for idx, seat, e in log.actions],
+                    key=lambda x: x[0])
+    for idx, kind, seat, e in events:
+        if kind == "release":
+            for p, k in zip(e["positions"], e["keys"]):
+                published[(p, seat)] = k
+            continue
+        for pos, card, ks in zip(e["positions"], e["cards"], e["keys"]):
+            owners = [s for s in range(s_count) if (pos, s) not in published]
+            for owner, key in zip(owners, ks):
+                if key_ok(owner, pos, key) is False:
+                    who = "its" if owner == seat else f"seat {owner}'s"
+                    faults.append(Fault(seat, "wrong_key", idx,
+                                        f"the key shown as {who} lock of position {pos} "
+                                        "is not the derived one"))
+                published[(pos, owner)] = key
+            if deal is not None and deal[pos] != card:
                 faults.append(Fault(seat, "false_claim", idx,
                                     f"claimed card {card} at position {pos}, "
                                     f"which holds card {deal[pos]}"))
-            published[(pos, seat)] = key
 
     # incidents: signed messages the host refused as proof of a deviation
-    for inc in incidents:
+    for inc in log.incidents:
         faults.extend(_judge_incident(inc, log, secrets, deal, locked, published, points))
 
     # alarms
@@ -355,19 +367,24 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
         return [Fault(None, "false_incident", None, "the host refused a well-formed pass")]
     if code == "table.bad_proof":
         out: list[Fault] = []
-        for pos, card, key in zip(msg.get("positions", []), msg.get("cards", []),
-                                  msg.get("keys", [])):
-            sec = secrets.get(seat)
-            if sec is not None and key != sec.lock_key(pos):
+        for pos, card, ks in zip(msg.get("positions", []), msg.get("cards", []),
+                                 msg.get("keys", [])):
+            if not isinstance(pos, int) or not 0 <= pos < log.n_cards or not isinstance(ks, list):
+                continue
+            owners = [s for s in range(log.n_seats) if (pos, s) not in published]
+            given = dict(zip(owners, ks))
+            wrong = [o for o, k in given.items()
+                     if o in secrets and k != secrets[o].lock_key(pos)]
+            if wrong:
                 out.append(Fault(seat, "wrong_key", None,
-                                 f"refused action showed a false key for position {pos}"))
+                                 f"refused action showed a false key of position {pos}"))
             elif deal is not None and deal[pos] != card:
                 out.append(Fault(seat, "false_claim", None,
                                  f"refused action claimed card {card} at position {pos}, "
                                  f"which holds card {deal[pos]}"))
-            elif deal is None and locked is not None:
-                keys = [key if s == seat else published.get((pos, s))
-                        for s in range(log.n_seats)]
+            elif deal is None and locked is not None and isinstance(card, int) \
+                    and 0 <= card < log.n_cards:
+                keys = [given.get(s, published.get((pos, s))) for s in range(log.n_seats)]
                 if None not in keys and not claim_holds(locked[pos], keys,  # type: ignore[arg-type]
                                                         points[card]):
                     out.append(Fault(seat, "false_claim", None,
@@ -406,7 +423,7 @@ def audit(transcript: Transcript) -> Verdict:
     history the seats signed at the end."""
     if not transcript.entries:
         raise TranscriptError("an empty transcript")
-    verdict = audit_log(transcript.entries, transcript.incidents)
+    verdict = audit_log(transcript.entries)
     hs = transcript.entries[0]
     if _hand_start_error(hs):
         return verdict

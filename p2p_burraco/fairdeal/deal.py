@@ -129,11 +129,11 @@ class PublicDeal:
         mtype = msg.get("type")
         if mtype not in SEAT_TYPES:
             raise DealError("table.wrong_phase", f"{mtype!r} is not a seat message")
-        self._check_chain(msg, sender)
+        self.check_chain(msg, sender)
         seat = int(msg["seat"])
         getattr(self, f"_check_{mtype}")(msg, seat, audience)
 
-    def _check_chain(self, msg: Mapping[str, Any], sender: int | None) -> None:
+    def check_chain(self, msg: Mapping[str, Any], sender: int | None) -> None:
         if msg.get("hand_id") != self.hand_id:
             raise DealError("table.wrong_hand", "hand_id is not this hand's")
         seat = msg.get("seat")
@@ -258,32 +258,45 @@ class PublicDeal:
             if positions == [] and cards == [] and keys == []:
                 return
             raise DealError("table.bad_message", "action: positions must be a list")
-        self._check_proofs(seat, positions, cards, keys)
+        self.check_proofs(seat, positions, cards, keys)
 
-    def _check_proofs(self, seat: int, positions: Any, cards: Any, keys: Any) -> None:
+    def check_proofs(self, seat: int, positions: Any, cards: Any, keys: Any) -> None:
+        """A face-up claim per position: `keys[i]` are the lock keys of positions[i] that
+        are not yet public, in seat order, the author's among them (a partner's too when it
+        received one sealed). Checks K·P[card] == L[pos]; a failure voids the hand."""
         positions = self._positions(positions, "proof")
-        keys = self._check_keys(keys, len(positions), "proof")
         if not isinstance(cards, list) or len(cards) != len(positions):
             raise DealError("table.bad_message", "proof: one card per position")
+        if not isinstance(keys, list) or len(keys) != len(positions):
+            raise DealError("table.bad_message", "proof: one list of keys per position")
         locked = self.locked
         assert locked is not None
-        for pos, card, key in zip(positions, cards, keys):
-            if not isinstance(card, int) or not 0 <= card < self.n_cards:
+        for pos, card, ks in zip(positions, cards, keys):
+            if not isinstance(card, int) or isinstance(card, bool) or not 0 <= card < self.n_cards:
                 raise DealError("table.bad_message", f"proof: no card {card!r} in this deck")
-            if pos in self.public_cards or seat in self.published[pos]:
+            if pos in self.public_cards:
+                raise DealError("table.unknown_position", f"position {pos} is already face up")
+            missing = self.missing_keys(pos)
+            if seat not in missing:
                 raise DealError("table.unknown_position",
-                                f"position {pos} is already face up")
-            missing = [s for s in self.missing_keys(pos) if s != seat]
-            if missing:
+                                f"seat {seat}'s key of position {pos} is already public")
+            self._check_keys(ks, len(missing), f"proof of position {pos}")
+            hidden_from = [s for s in missing if s != seat]
+            if any(s not in self._sealed_to(pos, seat) for s in hidden_from):
                 raise DealError("table.unknown_position",
-                                f"position {pos} is not in seat {seat}'s hand (no keys of "
-                                f"seats {missing})")
-            all_keys = [key if s == seat else self.published[pos][s]
+                                f"position {pos} is not in seat {seat}'s hand (seats "
+                                f"{hidden_from} never gave it their keys)")
+            given = dict(zip(missing, ks))
+            all_keys = [given[s] if s in given else self.published[pos][s]
                         for s in range(self.n_seats)]
             if not claim_holds(locked[pos], all_keys, self.points[card]):
                 raise DealError("table.bad_proof",
                                 f"seat {seat} claims card {card} at position {pos}, "
                                 "but K·P[card] ≠ L[pos]", seat=seat, voiding=True)
+
+    def _sealed_to(self, pos: int, recipient: int) -> set[int]:
+        """Seats that sent their key of `pos` sealed to `recipient`."""
+        return {s for s in range(self.n_seats) if (pos, s, recipient) in self.sealed}
 
     def _check_alarm(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
         self._need_phase("shuffle", "lock", "deal")
@@ -303,14 +316,16 @@ class PublicDeal:
         raise DealError("table.wrong_phase", "sign_off is collected beside the log, not in it")
 
     # ------------------------------------------------------------------ recording
-    def apply(self, msg: Mapping[str, Any]) -> int:
-        """Record an already-checked seat message; returns its log index."""
+    def apply(self, msg: Mapping[str, Any], msg_hash: bytes | None = None) -> int:
+        """Record an already-checked seat message; returns its log index. `msg_hash` is its
+        entry hash when the caller has it already."""
         seat = int(msg["seat"])
         mtype = msg["type"]
-        index = self._append(msg)
+        h = msg_hash or signing.entry_hash(msg)
+        index = self._append(msg, h)
         chain = self.chains[seat]
         chain.next_seq += 1
-        chain.last_hash = signing.entry_hash(msg)
+        chain.last_hash = h
         if mtype == "commit":
             self.commitments[seat] = msg["commitment"]
             self.x25519[seat] = msg["x25519"]
@@ -330,8 +345,9 @@ class PublicDeal:
             for pos in msg["positions"]:
                 self.sealed[(pos, seat, msg["to"])] = index
         elif mtype == "action":
-            for pos, card, key in zip(msg["positions"], msg["cards"], msg["keys"]):
-                self.published[pos][seat] = key
+            for pos, card, ks in zip(msg["positions"], msg["cards"], msg["keys"]):
+                for s, key in zip(self.missing_keys(pos), ks):
+                    self.published[pos][s] = key
                 self.public_cards[pos] = card
         elif mtype == "alarm":
             self.alarms.append(index)
@@ -346,9 +362,9 @@ class PublicDeal:
         """Record a host-authored entry (hand_void) in the log."""
         return self._append(msg)
 
-    def _append(self, msg: Mapping[str, Any]) -> int:
+    def _append(self, msg: Mapping[str, Any], msg_hash: bytes | None = None) -> int:
         self.log.append(msg)
-        self.head = signing.chain_step(self.head, signing.entry_hash(msg))
+        self.head = signing.chain_step(self.head, msg_hash or signing.entry_hash(msg))
         return len(self.log) - 1
 
     def begin_reveal(self) -> None:

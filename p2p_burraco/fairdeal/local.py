@@ -25,13 +25,14 @@ PROTOCOL_ID = "p2p-burraco/fairdeal/v1"
 def make_hand_start(*, hand_id: bytes, n_seats: int, deck_id: str, n_cards: int,
                     seat_keys: Sequence[bytes], match_id: bytes = b"\x00" * 16,
                     hand_no: int = 0, game: str = "", variant: str = "", dealer: int = 0,
-                    options: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                    first_dealer: int = 0, options: Mapping[str, Any] | None = None,
+                    history: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
     """The host's `hand_start` entry (entry 0 of a hand's log)."""
     return {"type": "hand_start", "hand_id": hand_id, "match_id": match_id,
             "hand_no": hand_no, "game": game, "variant": variant, "n_seats": n_seats,
-            "dealer": dealer, "deck": deck_id, "n_cards": n_cards,
-            "seat_keys": list(seat_keys), "options": dict(options or {}),
-            "protocol": PROTOCOL_ID}
+            "first_dealer": first_dealer, "dealer": dealer, "deck": deck_id,
+            "n_cards": n_cards, "seat_keys": list(seat_keys), "options": dict(options or {}),
+            "history": [dict(h) for h in history], "protocol": PROTOCOL_ID}
 
 
 def hand_id_for(match_id: bytes, hand_no: int) -> bytes:
@@ -59,7 +60,6 @@ class LocalTable:
         self.seats = [SeatDealer(s, identities[s], seeds[s], self.hand_start)
                       for s in range(len(seeds))]
         self.audience = audience
-        self.incidents: list[dict[str, Any]] = []
 
     @classmethod
     def new(cls, n_seats: int, deck_id: str, n_cards: int, audience: Audience,
@@ -79,8 +79,8 @@ class LocalTable:
             self.gate.check(msg, sender, self.audience)
         except DealError as exc:
             if exc.voiding:
-                self.incidents.append({"code": exc.code, "at": len(self.gate.log),
-                                       "msg": dict(msg)})
+                self.void(exc.code.split(".")[-1], exc.seat, exc.message,
+                          {"code": exc.code, "msg": dict(msg)})
             raise
         index = self.gate.apply(msg)
         if relay:
@@ -90,6 +90,16 @@ class LocalTable:
     def relay(self, msg: Mapping[str, Any]) -> None:
         for seat in self.seats:
             seat.receive(msg, self.audience)
+
+    def void(self, reason: str, seat: int | None = None, detail: str = "",
+             evidence: Mapping[str, Any] | None = None) -> None:
+        """Stop the hand (a `hand_void` entry, relayed); seeds are revealed next."""
+        entry = {"type": "hand_void", "hand_id": self.gate.hand_id, "reason": reason,
+                 "seat": seat, "ref": None, "detail": detail,
+                 "evidence": dict(evidence) if evidence else None}
+        self.gate.append_host_entry(entry)
+        self.gate.begin_reveal()
+        self.relay(entry)
 
     # ------------------------------------------------------------------ the protocol
     def commit_all(self) -> None:
@@ -133,7 +143,8 @@ class LocalTable:
         return self.decode_all()
 
     def reveal_all(self, skip: Sequence[int] = ()) -> None:
-        self.gate.begin_reveal()
+        if self.gate.phase != "reveal":
+            self.gate.begin_reveal()
         for s in self.seats:
             s.deal.begin_reveal()
         for s in self.seats:
@@ -142,13 +153,13 @@ class LocalTable:
 
     def finish(self) -> tuple[Transcript, Verdict]:
         """Audit at the gate, close the hand, collect every seat's sign-off."""
-        verdict = audit_log(self.gate.log, self.incidents)
+        verdict = audit_log(self.gate.log)
         head = self.gate.head
         end = {"type": "hand_end", "hand_id": self.gate.hand_id, "result": {},
                "verdict": verdict.to_wire(), "transcript_hash": head, "standings": {},
                "match_over": False}
         sign_offs = [s.make_sign_off(head) for s in self.seats]
-        t = Transcript([dict(e) for e in self.gate.log], list(self.incidents), end, sign_offs)
+        t = Transcript([dict(e) for e in self.gate.log], end, sign_offs)
         return t, verdict
 
 

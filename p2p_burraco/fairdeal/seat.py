@@ -38,7 +38,8 @@ class SeatDealer:
         return self.deal.n_seats
 
     # ------------------------------------------------------------------ incoming
-    def receive(self, entry: Mapping[str, Any], audience: Audience | None) -> int:
+    def receive(self, entry: Mapping[str, Any], audience: Audience | None,
+                entry_hash: bytes | None = None) -> int:
         """Append a relayed log entry (checked against the replica); returns its index.
         A failed check is kept in `problems` (the caller raises an alarm) and the entry is
         still appended, since the host's log is the one the audit will judge."""
@@ -50,7 +51,7 @@ class SeatDealer:
             self.deal.check(entry, None, audience)
         except DealError as exc:
             self.problems.append((exc.code.split(".")[-1], [], len(self.deal.log), exc.message))
-        index = self.deal.apply(entry)
+        index = self.deal.apply(entry, entry_hash)
         if entry.get("type") == "sealed" and entry.get("to") == self.seat:
             self._open_envelope(index, entry)
         return index
@@ -104,8 +105,14 @@ class SeatDealer:
 
     def proofs(self, shown: Sequence[tuple[int, int]]) -> dict[str, list[Any]]:
         """The proof fields of an action showing (pos, card) pairs from this seat's hand."""
+        keys: list[list[bytes]] = []
+        for pos, _ in shown:
+            mine = self.keys_for(pos)
+            if mine is None:
+                raise ValueError(f"position {pos} is not known to seat {self.seat}")
+            keys.append([mine[s] for s in self.deal.missing_keys(pos)])
         return {"positions": [p for p, _ in shown], "cards": [c for _, c in shown],
-                "keys": [self._secrets.lock_key(p) for p, _ in shown]}
+                "keys": keys}
 
     def make_action(self, action: Mapping[str, Any],
                     shown: Sequence[tuple[int, int]]) -> dict[str, Any]:

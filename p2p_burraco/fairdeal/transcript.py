@@ -3,9 +3,8 @@
 A transcript is a msgpack map (FORMAT below):
 - `entries`: the hand's log in order — entry 0 is the host's `hand_start` (rule set, seats,
   identity keys), then every accepted seat-authored message verbatim with its signature,
-  and the host's `hand_void` if the hand was stopped;
-- `incidents`: validly signed messages the host refused because they prove a deviation
-  (`{"code", "at": log length when refused, "msg"}`);
+  and the host's `hand_void` if the hand was stopped (with, as `evidence`, the signed
+  message it refused when that message proved a deviation);
 - `hand_end`: the host's closing message (result, verdict, transcript hash);
 - `sign_offs`: each seat's signed `sign_off` over the transcript hash.
 The transcript hash is the running hash of `entries` (signing.chain_step), so cutting,
@@ -40,7 +39,6 @@ def log_hash(entries: list[Mapping[str, Any]]) -> bytes:
 @dataclass
 class Transcript:
     entries: list[dict[str, Any]] = field(default_factory=list)
-    incidents: list[dict[str, Any]] = field(default_factory=list)
     hand_end: dict[str, Any] | None = None
     sign_offs: list[dict[str, Any]] = field(default_factory=list)
 
@@ -54,8 +52,7 @@ class Transcript:
         return log_hash(self.entries)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"format": FORMAT, "entries": self.entries, "incidents": self.incidents,
-                "hand_end": self.hand_end, "sign_offs": self.sign_offs}
+        return {"format": FORMAT, "entries": self.entries, "hand_end": self.hand_end, "sign_offs": self.sign_offs}
 
     def to_bytes(self) -> bytes:
         return msgpack.packb(self.to_wire(), use_bin_type=True)
@@ -70,17 +67,15 @@ class Transcript:
             raise TranscriptError(f"not msgpack: {type(exc).__name__}: {exc}") from None
         if not isinstance(value, dict) or value.get("format") != FORMAT:
             raise TranscriptError(f"not a {FORMAT} file")
-        entries, incidents = value.get("entries"), value.get("incidents", [])
+        entries = value.get("entries")
         hand_end, sign_offs = value.get("hand_end"), value.get("sign_offs", [])
         if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
             raise TranscriptError("entries must be a list of maps")
-        if not isinstance(incidents, list) or not all(isinstance(e, dict) for e in incidents):
-            raise TranscriptError("incidents must be a list of maps")
         if not isinstance(sign_offs, list) or not all(isinstance(e, dict) for e in sign_offs):
             raise TranscriptError("sign_offs must be a list of maps")
         if hand_end is not None and not isinstance(hand_end, dict):
             raise TranscriptError("hand_end must be a map")
-        t = cls(entries, incidents, hand_end, sign_offs)
+        t = cls(entries, hand_end, sign_offs)
         t.hand_start  # noqa: B018 - raises if missing
         return t
 

@@ -38,6 +38,11 @@ class FrameProtocol(Protocol):
         self.refusals = 0
         self.closing = False
         self.connected_ok = False
+        self._clock: Any = None
+        self._last_rx = 0.0
+        self._beat: Any = None
+        self._beat_interval = 0.0
+        self._idle_timeout = 0.0
 
     @property
     def other_role(self) -> str:
@@ -50,6 +55,8 @@ class FrameProtocol(Protocol):
     def dataReceived(self, data: bytes) -> None:
         if self.closing:
             return
+        if self._clock is not None:
+            self._last_rx = self._clock.seconds()
         try:
             payloads = self.decoder.feed(data)
         except WireError as exc:
@@ -67,7 +74,36 @@ class FrameProtocol(Protocol):
             log.info("%s: connection closed inside a frame (%d bytes held back)",
                      self.describe(), truncated)
         self.closing = True
+        self.stop_heartbeat()
         self.lost(reason)
+
+    # --- liveness ------------------------------------------------------------------
+    def start_heartbeat(self, clock: Any, interval: float, timeout: float) -> None:
+        """Ping every `interval` s; drop the connection (`conn.idle`) when nothing at all has
+        arrived for `timeout` s. TCP keep-alive alone takes hours to notice a dead peer."""
+        if interval <= 0 or self._beat is not None:
+            return
+        self._clock = clock
+        self._last_rx = clock.seconds()
+        self._beat_interval, self._idle_timeout = interval, timeout
+        self._beat = clock.callLater(interval, self._heartbeat)
+
+    def stop_heartbeat(self) -> None:
+        if self._beat is not None and self._beat.active():
+            self._beat.cancel()
+        self._beat = None
+
+    def _heartbeat(self) -> None:
+        self._beat = None
+        if self.closing:
+            return
+        idle = self._clock.seconds() - self._last_rx
+        if idle > self._idle_timeout:
+            self.refuse(WireError("conn.idle", f"nothing received for {idle:.0f} s",
+                                  fatal=True))
+            return
+        self.send("ping", {"n": 0})
+        self._beat = self._clock.callLater(self._beat_interval, self._heartbeat)
 
     # --- receive -------------------------------------------------------------------
     def _payload_received(self, payload: bytes) -> None:

@@ -50,6 +50,10 @@ class HostConfig:
     grace: float = 60.0
     """Seconds a dropped seat is held mid-hand before the hand is voided."""
     handshake_timeout: float = 20.0
+    ping_interval: float = 10.0
+    """Seconds between liveness pings to each peer (0: none)."""
+    idle_timeout: float = 45.0
+    """Drop a connection that sent nothing (not even a pong) for this long."""
     name: str = "host"
     max_tables: int = 16
     default_table: bool = True
@@ -185,6 +189,8 @@ class HostConnection(FrameProtocol):
         self._timeout = None
         self.decoder.max_size = wire.MAX_FRAME
         self.node.by_identity[self.peer_identity] = self
+        cfg = self.node.config
+        self.start_heartbeat(self.node.reactor, cfg.ping_interval, cfg.idle_timeout)
         room, seat = self.node.lobby.seat_of(self.peer_identity)
         self.send("ready", {"name": self.peer_name,
                             "table": room.id if room is not None else None, "seat": seat})
@@ -316,6 +322,8 @@ class TableRoom:
         self.hands_played = 0
         self.driver: Any = None        # the table layer's HostTable once the match starts
         self.standings: dict[str, Any] | None = None
+        self.match_id = b""
+        self.started_at: float | None = None
 
     def _new_match(self, first_dealer: int) -> Any:
         opts = dict(self.options)
@@ -390,15 +398,113 @@ class TableRoom:
             if conn is not None:
                 conn.send(mtype, body)
 
-    # --- match (filled in with the table layer) ----------------------------------------
+    # --- match ---------------------------------------------------------------------------
     def start_match(self) -> None:
-        raise NotImplementedError
+        """Seats are full: create the referee (HostTable) and deal the first hand."""
+        from ..table.host import HostTable
+
+        keys = [s.identity for s in self.slots]
+        assert all(k is not None for k in keys)
+        first_dealer = self.node.random_bytes(1)[0] % self.players
+        self.match_id = self.node.random_bytes(16)
+        options = dict(self.options)
+        if self.target is not None:
+            options["target"] = self.target
+        self.driver = HostTable(self.game, self.variant, self.players,
+                                [k for k in keys if k is not None],
+                                first_dealer=first_dealer, options=options,
+                                match_id=self.match_id, auto_next=False,
+                                on_transcript=self._record)
+        self.status = "playing"
+        self.started_at = time.time()
+        info = self.info()
+        self.send_to(None, "match_started", {"table": self.id, "info": info})
+        log.info("%s: match started (%s %s, %d seats, first dealer %d)", self.id, self.game,
+                 self.variant, self.players, first_dealer)
+        self._deliver(self.driver.start_hand())
 
     def table_message(self, seat: int, frame: Frame) -> None:
-        raise NotImplementedError
+        """A table-layer message from a seat: the referee decides; we deliver its answers."""
+        from ..table import messages as tm
+
+        if self.driver is None:
+            raise WireError("table.no_hand", "the match has not started", ref=frame.seq)
+        if self.status == "over":
+            raise WireError("table.match_over", "the match is over", ref=frame.seq)
+        out = self.driver.receive(seat, tm.from_body(frame.type, frame.body))
+        self._deliver(out, sender=seat, ref=frame.seq)
+        self._after_step()
+
+    def _deliver(self, out: Sequence[Any], sender: int | None = None,
+                 ref: int | None = None) -> None:
+        from ..table import messages as tm
+
+        for to, msg in out:
+            if msg.get("type") == "error":
+                body = tm.body_of(msg)
+                if to == sender and ref is not None:
+                    body["ref"] = ref
+                self.send_to(to, "error", body)
+            else:
+                self.send_to(to, msg["type"], tm.body_of(msg))
+
+    def _record(self, record: Any) -> None:
+        """A hand closed (every live seat signed off): write its transcript."""
+        path = self.node.record_dir(self.id) / transcript_name(record.hand_no)
+        self.node.write_record(path, record.transcript.to_bytes())
+        self.hands_played = record.hand_no + 1
+        log.info("%s: hand %d over (%s, %s) → %s", self.id, record.hand_no + 1,
+                 record.result.reason, "fair" if record.verdict.fair else "NOT FAIR", path)
+
+    def _after_step(self) -> None:
+        """Between hands: end the match, or deal the next hand once every seat is held."""
+        d = self.driver
+        if d is None or self.status != "playing" or d.stage not in ("between", "over"):
+            return
+        if d.stage == "over" or d.match_over:
+            self.end_match("target")
+        elif self.hands is not None and self.hands_played >= self.hands:
+            self.end_match("hands")
+        elif all(s.taken for s in self.slots):
+            for i, s in enumerate(self.slots):
+                if s.identity != d.seat_keys[i]:
+                    assert s.identity is not None
+                    d.replace_seat(i, s.identity)
+            self._deliver(d.start_hand())
+
+    def end_match(self, reason: str) -> None:
+        assert self.driver is not None
+        self.status = "over"
+        self.standings = self.driver.standings()
+        for slot in self.slots:
+            if slot.grace is not None and slot.grace.active():
+                slot.grace.cancel()
+            slot.grace = None
+        result = {"table": self.id, "game": self.game, "variant": self.variant,
+                  "players": self.players, "reason": reason, "hands": self.hands_played,
+                  "match_id": self.match_id.hex(), "standings": self.standings,
+                  "seats": [{"seat": i, "name": s.name,
+                             "identity": s.identity.hex() if s.identity else None,
+                             "bot": s.bot} for i, s in enumerate(self.slots)],
+                  "transcripts": [transcript_name(r.hand_no) for r in self.driver.records]}
+        write_json(self.node.record_dir(self.id) / "result.json", result)
+        self.send_to(None, "match_end", {"table": self.id, "standings": self.standings,
+                                         "reason": reason})
+        log.info("%s: match over (%s): %s", self.id, reason, self.summary())
+        self.node.table_over(self)
+
+    def summary(self) -> str:
+        """One line: status, hands, totals per side."""
+        if self.standings is None:
+            return f"{self.status}, {self.hands_played} hand(s)"
+        totals = self.standings.get("totals", [])
+        sides = " | ".join(f"{'+'.join(str(x) for x in side)}: {t}"
+                           for side, t in zip(self.sides, totals))
+        return f"{self.status} after {self.hands_played} hand(s): {sides}"
 
     def seat_refilled(self, seat: int) -> None:
-        raise NotImplementedError
+        """Someone took a seat released during the match: seated from the next hand on."""
+        self._after_step()
 
     # --- drops and returns -----------------------------------------------------------------
     def disconnected(self, conn: HostConnection) -> None:
@@ -416,14 +522,38 @@ class TableRoom:
         slot.dropped_at = self.node.reactor.seconds()
         grace = self.node.config.grace
         slot.grace = self.node.reactor.callLater(grace, self.grace_expired, seat)
+        log.info("%s: seat %d (%s) dropped; holding it %.0f s", self.id, seat, slot.name, grace)
         self.send_to(None, "seat_status", {"seat": seat, "connected": False,
                                            "grace_ms": int(grace * 1000)})
 
     def reconnect(self, seat: int, conn: HostConnection) -> None:
-        raise NotImplementedError
+        """The same identity is back within the grace period: it has its seat again and
+        asks for the hand's log with `resync`."""
+        slot = self.slots[seat]
+        if slot.grace is not None and slot.grace.active():
+            slot.grace.cancel()
+        slot.grace = None
+        slot.conn = conn
+        conn.room, conn.seat = self, seat
+        log.info("%s: seat %d (%s) is back", self.id, seat, slot.name)
+        self.send_to(None, "seat_status", {"seat": seat, "connected": True, "grace_ms": None})
+        conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
 
     def grace_expired(self, seat: int) -> None:
-        raise NotImplementedError
+        """The seat did not come back: void the hand (the others reveal; it scores zero),
+        release the seat, and let the match go on with a bot or whoever takes it."""
+        slot = self.slots[seat]
+        slot.grace = None
+        if slot.conn is not None or self.status != "playing":
+            return
+        log.info("%s: seat %d (%s) lost past its grace period", self.id, seat, slot.name)
+        self.slots[seat] = SeatSlot()
+        if self.driver is not None:
+            self._deliver(self.driver.seat_lost(seat))
+        self.broadcast_lobby()
+        if self.node.config.replace_lost_with_bot and self.node.bot_controller is not None:
+            self.node.add_bot(self.id, seat)
+        self._after_step()
 
 
 class HostNode(ServerFactory):
@@ -542,8 +672,9 @@ def _json_default(v: Any) -> Any:
     raise TypeError(type(v).__name__)
 
 
-def now_stamp() -> str:
-    return time.strftime("%Y%m%d-%H%M%S")
+def transcript_name(hand_no: int) -> str:
+    """File name of a hand's transcript (hand_no from 0): what `p2p-burraco verify` reads."""
+    return f"hand-{hand_no + 1:03d}.p2pb"
 
 
 __all__: Sequence[str] = ("HostConfig", "HostNode", "HostConnection", "TableRoom",

@@ -169,6 +169,7 @@ class ScriptedPeer(FrameProtocol):
         self.received: list[Frame] = []
         self.lost_reason: Failure | None = None
         self.version = 0
+        self.answer_pings = True
 
     @property
     def public_key(self) -> bytes:
@@ -186,6 +187,8 @@ class ScriptedPeer(FrameProtocol):
 
     def frame_received(self, frame: Frame) -> None:
         self.received.append(frame)
+        if frame.type == "ping" and self.answer_pings:
+            self.send("pong", {"n": frame.body["n"]})
         if frame.type == "welcome" and self.auto_auth:
             b = frame.body
             self.version = b["version"]

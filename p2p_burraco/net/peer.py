@@ -54,6 +54,9 @@ class PeerConfig:
     reconnect_delay: float = 1.0
     reconnect_for: float = 120.0
     """Give up reconnecting after this many seconds."""
+    ping_interval: float = 10.0
+    idle_timeout: float = 45.0
+    """Drop and reconnect when the host sent nothing (not even a ping) for this long."""
     seed: int | None = None
     """Seeds this peer's secrets (reproducible test vectors only; never in real play)."""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -115,6 +118,8 @@ class PeerConnection(FrameProtocol):
                 raise WireError("hello.required", f"expected ready, got {t!r}", ref=frame.seq)
             self.state = "ready"
             self.decoder.max_size = wire.MAX_FRAME
+            cfg = self.node.config
+            self.start_heartbeat(self.node.reactor, cfg.ping_interval, cfg.idle_timeout)
             self.node.ready(self, b)
             return
         if t in ("welcome", "ready"):
@@ -177,6 +182,14 @@ class PeerNode(ClientFactory):
         self.seat_client: Any = None
         self.table_info: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []   # every host error received (for tests/logs)
+        self.on_frame: Callable[[Frame], None] | None = None
+        """Called after each table frame is handled (benchmarks, tests)."""
+        self.on_sent: Callable[[dict[str, Any]], None] | None = None
+        """Called with each table message sent to the host (benchmarks, tests)."""
+        self._resyncing = False
+        self._resync_batch: list[dict[str, Any]] | None = None
+        self._resync_marker = -1
+        self._pings = 0
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
@@ -254,6 +267,7 @@ class PeerNode(ClientFactory):
             # we held a seat but the host no longer gives it back (grace expired)
             self.notify_status("the seat was released while we were away")
             self.seat_released()
+            return
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
             return
@@ -300,6 +314,8 @@ class PeerNode(ClientFactory):
         elif t == "match_end":
             self.match_end(b)
         elif t == "pong":
+            if self._resyncing and b["n"] == self._resync_marker:
+                self._finish_resync()
             self.pong(b["n"])
         elif self.registry_layer(t) == "table":
             self.table_frame(conn, frame)
@@ -317,6 +333,12 @@ class PeerNode(ClientFactory):
     def match_end(self, body: dict[str, Any]) -> None:
         self.finished = True
         standings = body["standings"]
+        client = self.seat_client
+        if client is None or not client.match_over:   # a --hands limit, not the target
+            try:
+                self.controller.match_ended(standings)
+            except Exception:  # the outcome stands whatever the display does
+                log.exception("controller.match_ended failed")
         if not self.done.called:
             self.done.callback(standings)
         if self.conn is not None:
@@ -325,21 +347,134 @@ class PeerNode(ClientFactory):
     def pong(self, n: int) -> None:
         """A ping answered (bench hooks may override)."""
 
-    # --- table layer (filled in with the SeatClient) --------------------------------
+    # --- table layer -------------------------------------------------------------------
+    def _seat_client(self) -> Any:
+        """This seat's SeatClient: created once, kept across reconnects and hands."""
+        if self.seat_client is None:
+            from ..table.seat import SeatClient, random_seed
+
+            assert self.seat is not None
+            source = random_seed
+            if self.config.seed is not None:
+                import hashlib
+                base = self.config.seed.to_bytes(8, "big", signed=True)
+
+                def source(hand_id: bytes, seat: int) -> bytes:
+                    return hashlib.sha256(b"p2p-burraco/peer-seed/v1\x00" + base + hand_id
+                                          + bytes([seat])).digest()
+            self.seat_client = SeatClient(self.seat, self.identity, self.controller,
+                                          seed_source=self._seed_source(source),
+                                          persist_seed=self._persist_seed,
+                                          on_outbox=self._flush)
+        return self.seat_client
+
+    def _seed_dir(self) -> Path | None:
+        if self.config.data_dir is None:
+            return None
+        return Path(self.config.data_dir) / "seeds"
+
+    def _seed_source(self, fresh: Callable[[bytes, int], bytes]) -> Callable[[bytes, int], bytes]:
+        """A seed written before for this hand (a restarted peer) wins over a fresh one."""
+        def source(hand_id: bytes, seat: int) -> bytes:
+            d = self._seed_dir()
+            if d is not None:
+                path = d / f"{hand_id.hex()}-{seat}.seed"
+                if path.exists() and len(path.read_bytes()) == 32:
+                    return path.read_bytes()
+            return fresh(hand_id, seat)
+        return source
+
+    def _persist_seed(self, hand_id: bytes, seat: int, seed: bytes) -> None:
+        d = self._seed_dir()
+        if d is None:
+            return
+        import os
+        d.mkdir(parents=True, exist_ok=True)
+        path = d / f"{hand_id.hex()}-{seat}.seed"
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(seed)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    def _send_table(self, msgs: list[dict[str, Any]]) -> None:
+        from ..table import messages as tm
+
+        conn = self.conn
+        for msg in msgs:
+            if conn is None or conn.state != "ready":
+                return  # re-sent after the resync if the host did not get it
+            conn.send(msg["type"], tm.body_of(msg))
+            if self.on_sent is not None:
+                self.on_sent(msg)
+
+    def _flush(self) -> None:
+        """The controller decided later (the console): send what the SeatClient queued."""
+        if self.seat_client is not None:
+            self._send_table(self.seat_client.take_outbox())
+
     def match_started(self, conn: PeerConnection, body: dict[str, Any]) -> None:
-        raise NotImplementedError
+        self._seat_client()
 
     def table_frame(self, conn: PeerConnection, frame: Frame) -> None:
-        raise NotImplementedError
+        from ..table import messages as tm
+
+        if self.seat is None:
+            raise WireError("lobby.not_seated", f"{frame.type!r} but we sit at no table",
+                            ref=frame.seq)
+        client = self._seat_client()
+        msg = tm.from_body(frame.type, frame.body)
+        if self._resyncing and self._resync_batch is not None:
+            self._resync_batch.append(msg)
+            return
+        self._send_table(client.receive(msg))
+        if self.on_frame is not None:
+            self.on_frame(frame)
 
     def table_error(self, body: dict[str, Any]) -> None:
-        raise NotImplementedError
+        """A refusal of one of our table messages: the SeatClient tells its controller."""
+        if self.seat_client is None:
+            return
+        msg = {"type": "error", **body}
+        self._send_table(self.seat_client.receive(msg))
 
     def resumed(self, conn: PeerConnection) -> None:
-        raise NotImplementedError
+        """Back in our seat after a drop: ask for the hand's log, re-send what was lost."""
+        client = self._seat_client()
+        hand_id = client.hand_start["hand_id"] if client.hand_start is not None else None
+        self._resync_batch = []
+        self._resyncing = True
+        conn.send("resync", {"hand_id": hand_id})
+        # the host answers the resync with the log in order; a ping marks its end
+        self._resync_marker = self._next_ping()
+        conn.send("ping", {"n": self._resync_marker})
+
+    def _finish_resync(self) -> None:
+        from ..fairdeal import signing
+
+        client = self.seat_client
+        batch, self._resync_batch = self._resync_batch or [], None
+        self._resyncing = False
+        replies = client.receive_all(batch) if batch else []
+        inflight = getattr(client, "_inflight", None)
+        if hasattr(client, "unacknowledged"):
+            inflight = client.unacknowledged()
+        if inflight is not None:
+            seen = {signing.entry_hash(m) for m in batch}
+            if signing.entry_hash(inflight) not in seen and inflight not in replies:
+                replies = [inflight, *replies]
+        self._send_table(replies)
+
+    def _next_ping(self) -> int:
+        self._pings += 1
+        return self._pings
 
     def seat_released(self) -> None:
-        raise NotImplementedError
+        """Our seat went to someone else while we were away: this match is over for us."""
+        self.seat_client = None
+        self.seat = None
+        self.fail(PeerError("our seat was given away after the grace period ran out",
+                            "seat_released"))
 
 
 def connect_peer(reactor: Any, host: str, port: int, name: str, controller: SeatController,

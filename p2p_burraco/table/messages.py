@@ -55,15 +55,20 @@ def _host_msg(doc: str, **fields: str) -> dict[str, Any]:
 TABLE_MESSAGES: dict[str, dict[str, Any]] = {
     # ------------------------------------------------------------------ host-authored
     "hand_start": _host_msg(
-        "A new hand: its id, the rule set, the dealer, the deck and every seat's identity key. "
+        "A new hand: its id, the rule set, the dealer, the deck and every seat's identity key, "
+        "and what rebuilds the match before it (first dealer, options, the results of the "
+        "hands so far) so that any peer or auditor replays the hand from this entry alone. "
         "Entry 0 of the hand's log; each seat's first message chains to its hash.",
         hand_id="bytes16", match_id="bytes16", hand_no="uint", game="str", variant="str",
-        n_seats="uint", dealer="seat", deck="str", n_cards="uint",
-        seat_keys="list[bytes32]", options="map", protocol="str"),
+        n_seats="uint", first_dealer="seat", dealer="seat", deck="str", n_cards="uint",
+        seat_keys="list[bytes32]", options="map", history="list[map]", protocol="str"),
     "hand_void": _host_msg(
         "The hand stops (a failed check, an alarm, a seat lost past its grace): every seat "
-        "reveals its seed so the audit can name who deviated; the hand scores zero.",
-        hand_id="bytes16", reason="str", seat="opt[seat]", ref="opt[uint]", detail="str"),
+        "reveals its seed so the audit can name who deviated; the hand scores zero. When a "
+        "validly signed message was refused as proof of a deviation, `evidence` carries it "
+        "verbatim ({code, msg}) so every auditor judges it.",
+        hand_id="bytes16", reason="str", seat="opt[seat]", ref="opt[uint]", detail="str",
+        evidence="opt[map]"),
     "hand_end": _host_msg(
         "The hand is over and audited: score, verdict, the transcript hash each seat signs, "
         "the match standings after this hand.",
@@ -90,8 +95,10 @@ TABLE_MESSAGES: dict[str, dict[str, Any]] = {
         "read them.", to="seat", positions="list[uint]", box="bytes"),
     "action": _seat_msg(
         "A game action (the engine's wire form) with a proof for each hidden card it turns "
-        "face up: (positions[i], cards[i], the author's own lock key keys[i]).",
-        action="map", positions="list[uint]", cards="list[uint]", keys="list[bytes32]"),
+        "face up: positions[i] holds cards[i], and keys[i] are the lock keys of that "
+        "position not yet public, in seat order (the author's own, and a partner's it "
+        "received sealed), so anyone checks K·P[card] == L[pos].",
+        action="map", positions="list[uint]", cards="list[uint]", keys="list[list[bytes32]]"),
     "alarm": _seat_msg(
         "The seat found a point that is not a valid group element, or a decoded point that "
         "is no card / a card already held. `ref` is the log entry it blames. Voids the hand.",

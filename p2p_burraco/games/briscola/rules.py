@@ -6,6 +6,7 @@ Rule ids refer to seeds/briscola.md.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, replace
 
 from ..cards import DeckKind
@@ -105,8 +106,8 @@ def _yes(flag: bool) -> str:
 
 def describe(rules: RuleSet) -> str:
     """The rule set in plain words (what `p2p-burraco rules --game briscola` prints)."""
-    deck = ("40 Italian cards (denari, coppe, bastoni, spade), drawn as "
-            f"{rules.display}" if rules.deck is DeckKind.ITALIAN_40 else
+    deck = ("40 Italian cards (denari, coppe, bastoni, spade), "
+            f"{rules.display} pictures" if rules.deck is DeckKind.ITALIAN_40 else
             "40 French cards (no jokers, 8, 9, 10): quadri = denari, cuori = coppe, "
             "fiori = bastoni, picche = spade")
     figures = ("Re, Cavallo, Donna (the napoletane fante)" if rules.display == "napoletane"
@@ -114,7 +115,8 @@ def describe(rules: RuleSet) -> str:
                else "Re (K), Donna (Q, the cavallo), Fante (J)")
     if rules.match_kind == "punti":
         target = rules.target or 60 * rules.hands + 1
-        match = (f"a punti: {rules.hands} smazzata(e), points add up; first side to "
+        count = "1 smazzata" if rules.hands == 1 else f"{rules.hands} smazzate"
+        match = (f"a punti: {count}, points add up; first side to "
                  f"{target} wins, else the higher total; level totals are a tie")
     else:
         match = (f"a smazzate: best of {rules.hands}; a smazzata is won with 61 points "
@@ -123,38 +125,40 @@ def describe(rules: RuleSet) -> str:
         f"Briscola — rule set {rules.name!r}",
         f"  deck         {deck} [BRISCOLA-1, BRISCOLA-2]",
         f"  figures      {figures}",
-        "  seats        2 head to head, or 4 in two pairs (partners opposite: seats 0+2, 1+3)"
-        " [BRISCOLA-5]" + ("; carte scoperte: 4 only" if rules.carte_scoperte else ""),
-        "  direction    counter-clockwise; seat n+1 sits at seat n's right and plays after it"
-        " [BRISCOLA-6]",
-        "  dealer       first one at random (from the deal's randomness), then the next seat"
-        " every smazzata [BRISCOLA-7, BRISCOLA-8]",
-        "  deal         3 cards each, one at a time, from the dealer's right; the next card face"
-        " up under the stock is the briscola (trump) and is drawn last [BRISCOLA-9, BRISCOLA-10]",
-        "  play         the seat after the dealer leads, then each trick's winner; any card may"
-        " be played, no duty to follow suit or trump [BRISCOLA-11..13]",
-        "  trick        highest briscola, else highest card of the suit led; strength"
-        " A 3 K Q J 7 6 5 4 2 [BRISCOLA-3, BRISCOLA-14, BRISCOLA-15]",
-        "  drawing      after each trick the winner draws first, then in play order; the last"
-        " three tricks are played without drawing [BRISCOLA-16, BRISCOLA-17]",
-        "  points       Asso 11, Tre 10, Re 4, Cavallo 3, Fante 2, others 0: 120 in all; 61 wins"
-        " the smazzata, 60-60 is a tie [BRISCOLA-4, BRISCOLA-18]",
+        ("  seats        2 head to head, or 4 in two pairs (partners opposite: seats 0+2, 1+3)"
+         " [BRISCOLA-5]" + ("; carte scoperte: 4 only" if rules.carte_scoperte else "")),
+        ("  direction    counter-clockwise; seat n+1 sits at seat n's right and plays after it"
+         " [BRISCOLA-6]"),
+        ("  dealer       first one at random (from the deal's randomness), then the next seat"
+         " every smazzata [BRISCOLA-7, BRISCOLA-8]"),
+        ("  deal         3 cards each, one at a time, from the dealer's right; the next card face"
+         " up under the stock is the briscola (trump) and is drawn last [BRISCOLA-9, BRISCOLA-10]"),
+        ("  play         the seat after the dealer leads, then each trick's winner; any card may"
+         " be played, no duty to follow suit or trump [BRISCOLA-11..13]"),
+        ("  trick        highest briscola, else highest card of the suit led; strength"
+         " A 3 K Q J 7 6 5 4 2 [BRISCOLA-3, BRISCOLA-14, BRISCOLA-15]"),
+        ("  drawing      after each trick the winner draws first, then in play order; the last"
+         " three tricks are played without drawing [BRISCOLA-16, BRISCOLA-17]"),
+        ("  points       Asso 11, Tre 10, Re 4, Cavallo 3, Fante 2, others 0: 120 in all; 61 wins"
+         " the smazzata, 60-60 is a tie [BRISCOLA-4, BRISCOLA-18]"),
         f"  match        {match} [BRISCOLA-19, BRISCOLA-20]",
-        f"  vinco subito {_yes(rules.vinco_subito)} — the trick winner ends and wins on reaching"
-        " the deciding points [BRISCOLA-21]",
-        f"  knock-out    {_yes(rules.knockout)} — a tied match goes to up to {MAX_PLAYOFFS}"
-        " play-off smazzate; if the third is tied too, the side that took its last trick"
-        " loses [BRISCOLA-22, BRISCOLA-23]",
-        "  abandon      the side that abandons or times out loses the match; the opponents get"
-        " the points still in play up to 20; a lead left to the quitter counts as 0"
-        " [BRISCOLA-24]",
-        f"  carte viste  {_yes(rules.carte_viste)} — cards of earlier tricks are shown; head to"
-        " head the last three tricks are face up [BRISCOLA-27, BRISCOLA-28]",
-        f"  carte scoperte {_yes(rules.carte_scoperte)} — partners see each other's hands, the"
-        " opponents do not [BRISCOLA-29]",
-        "  tournaments  victory points from the point difference, by 1, 2 or 3 smazzate"
-        " [BRISCOLA-25, BRISCOLA-26]",
-        "  typing       `play 3d` (a card of your hand) or `play 2` (the 2nd card as shown)"
-        " [BRISCOLA-30]",
+        (f"  vinco subito {_yes(rules.vinco_subito)} — the trick winner ends and wins on reaching"
+         " the deciding points [BRISCOLA-21]"),
+        (f"  knock-out    {_yes(rules.knockout)} — a tied match goes to up to {MAX_PLAYOFFS}"
+         " play-off smazzate; if the third is tied too, the side that took its last trick"
+         " loses [BRISCOLA-22, BRISCOLA-23]"),
+        ("  abandon      the side that abandons or times out loses the match; the opponents get"
+         " the points still in play up to 20; a lead left to the quitter counts as 0"
+         " [BRISCOLA-24]"),
+        (f"  carte viste  {_yes(rules.carte_viste)} — cards of earlier tricks are shown; head to"
+         " head the last three tricks are face up [BRISCOLA-27, BRISCOLA-28]"),
+        (f"  carte scoperte {_yes(rules.carte_scoperte)} — partners see each other's hands, the"
+         " opponents do not [BRISCOLA-29]"),
+        ("  tournaments  victory points from the point difference, by 1, 2 or 3 smazzate"
+         " [BRISCOLA-25, BRISCOLA-26]"),
+        ("  typing       `play 3d` (a card of your hand) or `play 2` (the 2nd card as shown)"
+         " [BRISCOLA-30]"),
     ]
-    return "\n".join(lines)
+    # Wrap long entries under their text column so the rules read well in 100 columns.
+    return "\n".join(textwrap.fill(line, width=100, subsequent_indent=" " * 15)
+                     for line in lines)

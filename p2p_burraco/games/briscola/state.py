@@ -29,7 +29,14 @@ from ..base import (
     WireValue,
 )
 from ..cards import ACE, JACK, KING, QUEEN, Card, CardId, Deck, NotationError, Suit, make_deck
-from .faces import TOTAL_POINTS, WINNING_POINTS, card_points, points_of, trick_winner
+from .faces import (
+    TOTAL_POINTS,
+    WINNING_POINTS,
+    card_name,
+    card_points,
+    points_of,
+    trick_winner,
+)
 from .rules import RuleSet
 
 HAND_SIZE = 3
@@ -89,7 +96,8 @@ def stacked_order(deck: Deck, schedule: DealSchedule, hands: Mapping[Seat, str],
     for seat, text in hands.items():
         cards = text.split()
         if len(cards) > len(schedule.hands[seat]):
-            raise ValueError(f"seat {seat} gets {len(schedule.hands[seat])} cards, not {len(cards)}")
+            raise ValueError(f"seat {seat} gets {len(schedule.hands[seat])} cards, "
+                             f"not {len(cards)}")
         for pos, t in zip(schedule.hands[seat], cards):
             put(pos, t)
     if trump is not None:
@@ -576,6 +584,7 @@ class BriscolaHand:
             winner = None
         last_by = self._tricks[-1].winner if self._tricks else None
         extra: dict[str, WireValue] = {
+            "summary": self._summary(points, winner, last_by),
             "winner": winner,
             "tricks": [sum(1 for t in self._tricks if side_of(t.winner) == s) for s in range(2)],
             "last_trick_by": last_by,
@@ -586,6 +595,21 @@ class BriscolaHand:
         return HandResult(sides=sides, points=tuple(points),
                           breakdown=tuple(tuple(b) for b in breakdown),
                           closed_by=None, reason=self._end, extra=extra)
+
+    def _summary(self, points: list[int], winner: int | None, last_by: Seat | None) -> str:
+        """One line for a log: dealer, briscola by name, tricks, outcome."""
+        trump = self.trump_card
+        named = "?" if trump is None else card_name(trump, self.rules.display)
+        tricks = [sum(1 for t in self._tricks if side_of(t.winner) == s) for s in range(2)]
+        if self._abandoned_by is not None:
+            outcome = f"seat {self._abandoned_by} abandoned"
+        elif winner is None:
+            outcome = "tie 60-60" if points == [60, 60] else "tie"
+        else:
+            outcome = f"{'+'.join(f'seat {s}' for s in sides_of(self.n_seats)[winner])} wins"
+        last = "" if last_by is None else f", last trick seat {last_by}"
+        return (f"dealer seat {self.dealer}, briscola {named}; tricks {tricks[0]}-{tricks[1]}"
+                f"{last}; {'' if self._end == 'tricks' else f'{self._end}: '}{outcome}")
 
     def physical_locations(self) -> list[tuple[str, Pos]]:
         out: list[tuple[str, Pos]] = []

@@ -23,9 +23,10 @@ are public already, so the network layer has nothing more to prove for them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import ClassVar, Mapping
+from typing import ClassVar
 
 from ..base import Action, ActionSyntaxError, CardRef, WireValue
 from ..cards import Card, DeckKind, make_deck
@@ -182,7 +183,7 @@ def action_from_wire(data: Mapping[str, WireValue]) -> Action:
         if cls is Draw:
             return Draw()
         if cls in (Take, TakeTop):
-            return cls(opening=_groups(data.get("opening", [])))  # type: ignore[call-arg]
+            return cls(opening=_groups(data.get("opening", [])))
         if cls is Meld:
             groups = _groups(data["groups"])
             if not groups or any(not g for g in groups):
@@ -198,7 +199,7 @@ def action_from_wire(data: Mapping[str, WireValue]) -> Action:
             cards = _refs(data["cards"])
             if not cards:
                 raise ActionSyntaxError("attach needs at least one card")
-            return Attach(meld=m, cards=cards, wild_end=we)  # type: ignore[arg-type]
+            return Attach(meld=m, cards=cards, wild_end=we)
         if cls is Discard:
             return Discard(card=_ref(data["card"]))
         return Redraw(card=_ref(data["card"]))

@@ -34,7 +34,7 @@ def describe(rules: RuleSet) -> str:
             "each (--each-for-himself).", "each")
     if 6 in r.seat_counts:
         add("Six players: 162 cards, two trios of alternate seats.", "six")
-    add(f"Each player gets 11 cards; {n['pozzetto']} of 11 cards wait face down"
+    add(f"Each player gets 11 cards; the {n['pozzetto']} piles (11 cards each) wait face down"
         + ("; one card is turned face up to start the discard pile." if r.initial_discard
            else "; no card is turned face up."), "deal")
     add("The player to the dealer's " + ("right" if r.opener_right_of_dealer else "left")
@@ -53,8 +53,8 @@ def describe(rules: RuleSet) -> str:
             "the pile and draw again.", "first_turn")
     add("Then meld new groups and attach cards to your side's melds, as many as you like.",
         "turn_meld")
-    add("End the turn with one discard (going to the pozzetto by melding everything is the "
-        "exception: you take it and go on).", "turn_discard")
+    add(f"End the turn with one discard (running out by melding is the exception: you take "
+        f"the {n['pozzetto']} and go on).", "turn_discard")
     if r.single_card_pile:
         add("A pile of one card: if you take it you cannot discard that card this turn "
             "(another copy is fine).", "single_pile")

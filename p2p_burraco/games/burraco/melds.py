@@ -13,8 +13,9 @@ abstract rule key that the caller turns into the preset's rule id.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Literal
 
 from ..cards import Card, Suit
 from .rules import RuleSet

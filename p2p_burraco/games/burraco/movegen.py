@@ -8,11 +8,11 @@ yield candidates lazily, longest first; the hand state validates each one with t
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from itertools import product
-from typing import Iterator, Sequence
 
 from ..base import Pos
-from ..cards import JOKER, Card, FRENCH_SUITS, Suit
+from ..cards import FRENCH_SUITS, JOKER, Card, Suit
 from .melds import Arrangement, is_wild
 from .rules import RuleSet
 
@@ -27,10 +27,13 @@ def by_face(hand: HandCards) -> dict[Card, list[Pos]]:
     return out
 
 
+_WILDS: tuple[Card, ...] = (JOKER, *(Card(2, s) for s in FRENCH_SUITS))
+_BY_SUIT: dict[Suit, tuple[tuple[int, Card], ...]] = {
+    s: tuple((r, Card(r, s)) for r in range(1, 14)) for s in FRENCH_SUITS}
+
+
 def _wild_faces(faces: dict[Card, list[Pos]]) -> list[Card]:
-    ws = [JOKER] if JOKER in faces else []
-    ws += [Card(2, s) for s in FRENCH_SUITS if Card(2, s) in faces]
-    return ws
+    return [w for w in _WILDS if w in faces]
 
 
 def run_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
@@ -42,8 +45,7 @@ def run_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]
     wilds = _wild_faces(faces)
     for suit in FRENCH_SUITS:
         slots: dict[int, Card] = {}
-        for r in range(1, 14):
-            c = Card(r, suit)
+        for r, c in _BY_SUIT[suit]:
             if c in faces:
                 if r == 1:
                     slots[1] = c
@@ -54,19 +56,19 @@ def run_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]
         if natural_count < 2:
             continue
         found: list[tuple[int, tuple[Pos, ...]]] = []
-        for a in range(1, 13):
-            for b in range(14, a + 1, -1):
-                length = b - a + 1
-                if length < 3:
+        present = sorted(slots)
+        for ia, a in enumerate(present):
+            for b in present[ia + 1:]:
+                if b - a + 1 > 14:
                     continue
                 missing = [s for s in range(a, b + 1) if s not in slots]
                 if len(missing) > 1:
-                    continue
+                    break
                 nat_slots = [s for s in range(a, b + 1) if s in slots]
-                if 1 in nat_slots and 14 in nat_slots:
-                    if not (rules.royal_runs and length == 14 and not missing
-                            and len(faces.get(Card(1, suit), [])) >= 2):
-                        continue
+                if 1 in nat_slots and 14 in nat_slots and not (
+                        rules.royal_runs and len(nat_slots) == 14
+                        and len(faces.get(Card(1, suit), [])) >= 2):
+                    continue
                 if len(nat_slots) > rules.run_max_naturals and not rules.royal_runs:
                     continue
                 used: dict[Card, int] = {}
@@ -82,19 +84,20 @@ def run_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]
                     picked.append(faces[c][k])
                 if not ok:
                     continue
-                if not missing:
-                    found.append((length, tuple(picked)))
-                    continue
-                m = missing[0]
+                if not missing and len(picked) >= 3:
+                    found.append((len(picked), tuple(picked)))
                 for w in wilds:
                     k = used.get(w, 0)
                     if k >= len(faces[w]):
                         continue
                     wp = faces[w][k]
-                    order = list(picked)
-                    idx = m - a
-                    order.insert(idx, wp)
-                    found.append((length, tuple(order)))
+                    if missing:
+                        order = list(picked)
+                        order.insert(missing[0] - a, wp)
+                        found.append((len(order), tuple(order)))
+                    else:
+                        found.append((len(picked) + 1, (wp, *picked)))
+                        found.append((len(picked) + 1, (*picked, wp)))
         found.sort(key=lambda t: -t[0])
         for _, cand in found:
             yield cand
@@ -156,7 +159,7 @@ def attach_candidates(hand: HandCards, meld_cards: Sequence[Card], arr: Arrangem
     lo, hi = arr.start, arr.end
     near: list[tuple[int, Card]] = []
     for c in faces:
-        if c.suit is not suit or is_wild(c) and not (c.rank == 2):
+        if c.suit is not suit:  # jokers have no suit; a 2 of the suit may stand natural
             continue
         slots = (1, 14) if c.rank == 1 else (c.rank,)
         for s in slots:

@@ -7,8 +7,9 @@ say *which* rule it applied and `p2p-burraco rules` can print where every option
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal, Mapping
+from typing import Literal
 
 from ..cards import Card, DeckKind
 
@@ -188,7 +189,7 @@ class RuleSet:
         """3 or 5 seats with an 18-card pozzetto: sides form when someone takes it."""
         return n_seats in (3, 5) and not (each_for_himself or switched)
 
-    def with_options(self, **changes: object) -> "RuleSet":
+    def with_options(self, **changes: object) -> RuleSet:
         """A copy with some options changed (e.g. `close_needs_clean=False`)."""
         return replace(self, **changes)  # type: ignore[arg-type]
 

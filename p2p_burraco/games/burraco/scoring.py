@@ -22,7 +22,7 @@ def _half(p: int) -> int:
     return p // 2 if p >= 0 else -((-p) // 2)
 
 
-def _faces(state: "BurracoHand", positions: list[int]) -> list[Card]:
+def _faces(state: BurracoHand, positions: list[int]) -> list[Card]:
     out = []
     for p in positions:
         c = state.known[p]
@@ -33,7 +33,7 @@ def _faces(state: "BurracoHand", positions: list[int]) -> list[Card]:
     return out
 
 
-def side_lines(state: "BurracoHand", team: int, seats: tuple[Seat, ...]) -> list[ScoreLine]:
+def side_lines(state: BurracoHand, team: int, seats: tuple[Seat, ...]) -> list[ScoreLine]:
     """The breakdown of one side's hand score."""
     rules = state.rules
     b = rules.names["burraco"]
@@ -55,7 +55,8 @@ def side_lines(state: "BurracoHand", team: int, seats: tuple[Seat, ...]) -> list
             counts["500"] += 1
         else:
             counts[cls] += 1
-    lines.append(ScoreLine("cards in melds", meld_points))
+    if melds:
+        lines.append(ScoreLine("cards in melds", meld_points))
     bonus = {"pulito": rules.clean_bonus, "semipuro": rules.semipuro_bonus or 0,
              "sporco": rules.dirty_bonus, "500": rules.canasta_500 or 0,
              "1000": rules.canasta_1000 or 0}
@@ -88,7 +89,7 @@ def side_lines(state: "BurracoHand", team: int, seats: tuple[Seat, ...]) -> list
     return lines
 
 
-def score_hand(state: "BurracoHand") -> HandResult:
+def score_hand(state: BurracoHand) -> HandResult:
     """The HandResult of a finished hand (ValueError if it is not over or a card is unknown)."""
     if not state.is_over:
         raise ValueError("the hand is not over yet")

@@ -16,19 +16,37 @@ ones.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Iterator, Mapping
+from typing import ClassVar, cast
 
 from ..base import (
-    Action, ActionSyntaxError, CardRef, HandResult, Pos, RuleViolation, Seat, WireValue,
+    Action,
+    ActionSyntaxError,
+    CardRef,
+    HandResult,
+    Pos,
+    RuleViolation,
+    Seat,
+    WireValue,
 )
-from ..cards import Card, CardId, Deck, NotationError, make_deck
+from ..cards import Card, CardId, Deck, NotationError, Suit, make_deck
 from . import actions as A
 from .melds import (
-    Arrangement, MeldError, arrange_attach, arrange_new, classify, is_wild, royal_kind,
+    Arrangement,
+    Kind,
+    MeldError,
+    arrange_attach,
+    arrange_new,
+    classify,
+    is_wild,
 )
-from .movegen import attach_candidates, by_face, meld_candidates
+from .movegen import attach_candidates, meld_candidates
 from .rules import RuleSet
+
+Pending = list[tuple[list[Card], Arrangement]] | None
+Replacing = dict[int, tuple[list[Card], Arrangement]] | None
+Groups = list[tuple[Arrangement, list[Pos], list[Card]]]
 
 # owner codes for positions not in a hand
 STOCK, PILE, MELD, POZZ, ASIDE, UNDEALT = -1, -2, -3, -4, -5, -6
@@ -94,10 +112,10 @@ class MeldState:
 
     def arrangement(self) -> Arrangement:
         w = None if self.wild is None else self.positions.index(self.wild)
-        return Arrangement(self.kind, tuple(range(len(self.positions))), self.start,
-                           self.suit, w)  # type: ignore[arg-type]
+        return Arrangement(cast(Kind, self.kind), tuple(range(len(self.positions))), self.start,
+                           cast("Suit | None", self.suit), w)
 
-    def clone(self) -> "MeldState":
+    def clone(self) -> MeldState:
         return MeldState(self.id, self.team, self.kind, list(self.positions), self.start,
                          self.suit, self.wild, self.by, self.one_move)
 
@@ -316,9 +334,10 @@ class BurracoHand:
             if not self.pile:
                 return
             team = self.team_of[seat]
-            kinds: list[type[A.Take] | type[A.TakeTop]] = [A.Take]
+            kinds: list[type[A.Take | A.TakeTop]] = [A.Take]
             if self.rules.take_top_allowed:
                 kinds.append(A.TakeTop)
+            act: Action
             for cls in kinds:
                 if self.rules.take_needs_opened and not self.opened(team):
                     for groups in self._opening_candidates(seat, cls is A.TakeTop):
@@ -341,11 +360,12 @@ class BurracoHand:
                 plan = self._try(seat, act)
                 if plan is None:
                     continue
-                faces_key = tuple(self.face(p) for p in plan[0][0][1])  # type: ignore[index]
+                placed = cast("tuple[Groups]", plan)[0][0][1]
+                faces_key = tuple(self.face(p) for p in placed)
                 if faces_key in seen:
                     continue
                 seen.add(faces_key)
-                yield act
+                yield A.Meld(groups=(tuple(self._ref(p) for p in placed),))
         else:
             for groups in self._opening_candidates(seat, None):
                 act = A.Meld(groups=groups)
@@ -360,7 +380,7 @@ class BurracoHand:
                 plan = self._try(seat, act)
                 if plan is None:
                     continue
-                k2 = tuple(self.face(p) for p in plan[1])  # type: ignore[index]
+                k2 = tuple(self.face(p) for p in cast("tuple[Arrangement, list[Pos]]", plan)[1])
                 if k2 in done:
                     continue
                 done.add(k2)
@@ -393,11 +413,9 @@ class BurracoHand:
             cands.append((cand, pts))
             if len(cands) > 60:
                 break
-        taken_set = set() if top_only is None else set(self.pile[-1:] if top_only else self.pile)
         for cand, pts in cands:
             if need == 0 or pts >= need or len(cand) >= 7:
-                if top_only is None or taken_set & set(cand) or True:
-                    yield (tuple(self._ref(p) for p in cand),)
+                yield (tuple(self._ref(p) for p in cand),)
         if need == 0:
             return
         for i, (c1, p1) in enumerate(cands):
@@ -578,8 +596,8 @@ class BurracoHand:
                           single=self.took_single)
         return (arr, positions)
 
-    def _close_blocker(self, seat: Seat, last: Card | None, extra=None, replace=None,
-                       by_discard: bool = True) -> str | None:
+    def _close_blocker(self, seat: Seat, last: Card | None, extra: Pending = None,
+                       replace: Replacing = None, by_discard: bool = True) -> str | None:
         """Why this seat could not close now (None if it could)."""
         team = self.team_of[seat]
         if team not in self.team_pozzetto:
@@ -592,15 +610,15 @@ class BurracoHand:
             return "close_discard"
         return None
 
-    _CLOSE_MSG = {
+    _CLOSE_MSG: ClassVar[dict[str, str]] = {
         "close": "your side needs a {b} (7 cards or more) before closing",
         "close_clean": "your side needs a clean {b} before closing",
         "close_wild": "you cannot close by discarding a wild card",
         "close_discard": "you must keep a card: closing needs a final discard",
     }
 
-    def _check_after(self, seat: Seat, hand_after: list[Pos], extra=None, replace=None,
-                     single: Pos | None = None) -> None:
+    def _check_after(self, seat: Seat, hand_after: list[Pos], extra: Pending = None,
+                     replace: Replacing = None, single: Pos | None = None) -> None:
         """A meld/attach may not leave the player stuck: an empty hand must go to the
         pozzetto or close, and a single card left must be one it may discard."""
         team = self.team_of[seat]
@@ -662,7 +680,7 @@ class BurracoHand:
             return
         self.can_redraw = False
         if isinstance(action, (A.Take, A.TakeTop)):
-            taken, groups = plan  # type: ignore[misc]
+            taken, groups = cast("tuple[list[Pos], Groups]", plan)
             if isinstance(action, A.Take) and len(taken) == 1:
                 self.took_single = taken[0] if self.rules.single_card_pile else None
                 self.took_single_pile = True
@@ -678,14 +696,14 @@ class BurracoHand:
                 self.acted = True
             return
         if isinstance(action, A.Meld):
-            (groups,) = plan  # type: ignore[misc]
+            (groups,) = cast("tuple[Groups]", plan)
             for r in action.shown():
                 self.learn(*r)
             self._lay(seat, groups)
             self.acted = True
             return
         if isinstance(action, A.Attach):
-            arr, positions = plan  # type: ignore[misc]
+            arr, positions = cast("tuple[Arrangement, list[Pos]]", plan)
             for r in action.cards:
                 self.learn(*r)
             m = self.melds[action.meld]
@@ -704,7 +722,7 @@ class BurracoHand:
             self.hands[seat].remove(pos)
             self.pile.append(pos)
             self.owner[pos] = PILE
-            what = plan[0]  # type: ignore[index]
+            what = cast("tuple[str]", plan)[0]
             if what == "pozzetto":
                 self._claim_pozzetto(seat, al_volo=False)
             elif what == "close":
@@ -908,7 +926,7 @@ class BurracoHand:
         return A.action_from_wire(data)
 
     # ------------------------------------------------------------------ copy, views
-    def copy(self) -> "BurracoHand":
+    def copy(self) -> BurracoHand:
         new = object.__new__(BurracoHand)
         new.__dict__.update(self.__dict__)
         new.known = list(self.known)
@@ -923,11 +941,19 @@ class BurracoHand:
         new.log = list(self.log)
         return new
 
+    def hand_refs(self, seat: Seat) -> list[tuple[Pos, CardId | None]]:
+        """The seat's hand as (position, card or None): cheaper than a whole view (bots)."""
+        return [(p, self.known[p]) for p in self.hands[seat]]
+
+    def pile_refs(self) -> list[tuple[Pos, CardId | None]]:
+        """The discard pile, bottom first (face up: public)."""
+        return [(p, self.known[p]) for p in self.pile]
+
     def meld_view(self, m: MeldState) -> dict[str, WireValue]:
         faces = [self._face_or_none(p) for p in m.positions]
         cls = None
         if all(f is not None for f in faces):
-            cls = classify(faces, m.arrangement(), self.rules)  # type: ignore[arg-type]
+            cls = classify(cast("list[Card]", faces), m.arrangement(), self.rules)
         wild_index = None if m.wild is None else m.positions.index(m.wild)
         return {"id": m.id, "side": m.team, "by": m.by, "kind": m.kind,
                 "cards": [None if f is None else str(f) for f in faces],
