@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 import struct
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any
 
 import msgpack
 
@@ -91,7 +92,8 @@ ERROR_CODES: dict[str, str] = {
     "frame.envelope": "the map is not exactly {type: str, seq: uint, body: map}",
     # sequence numbers
     "seq.replay": "seq not above the last accepted one (a replayed or duplicated frame)",
-    "seq.gap": "seq skips ahead of the next expected one (a frame was lost or reordered)",
+    "seq.gap": "seq skips ahead of the next expected one: the stream is out of step (fatal; "
+               "the peer reconnects and resyncs)",
     # messages
     "msg.unknown_type": "no message of that type in the negotiated protocol version",
     "msg.wrong_sender": "a message the sender's role may not send (e.g. a peer sending `welcome`)",
@@ -168,8 +170,9 @@ def _normalise(value: Any) -> Any:
 def pack(value: WireValue) -> bytes:
     """The canonical msgpack encoding of a wire value (WireError if it is not one)."""
     check_wire_value(value)
-    return msgpack.packb(_normalise(value), use_bin_type=True, strict_types=False,
-                         datetime=False)
+    data: bytes = msgpack.packb(_normalise(value), use_bin_type=True, strict_types=False,
+                                datetime=False)
+    return data
 
 
 def _pairs_hook(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
@@ -187,8 +190,9 @@ def _ext_hook(code: int, data: bytes) -> Any:
     raise WireError("frame.ext", f"msgpack extension type {code} is not allowed")
 
 
-def unpack(payload: bytes, max_size: int = MAX_FRAME) -> WireValue:
-    """Decode exactly one msgpack value with the pinned options; WireError on anything else."""
+def unpack(payload: bytes, max_size: int = MAX_FRAME, check: bool = True) -> WireValue:
+    """Decode exactly one msgpack value with the pinned options; WireError on anything else.
+    `check=False` leaves the value walk (floats, depth) to the caller."""
     if len(payload) == 0:
         raise WireError("frame.empty", "empty payload")
     if len(payload) > max_size:
@@ -219,7 +223,8 @@ def unpack(payload: bytes, max_size: int = MAX_FRAME) -> WireValue:
         raise WireError("frame.malformed", text) from None
     except Exception as exc:  # msgpack can raise TypeError etc. on hostile input
         raise WireError("frame.malformed", f"{type(exc).__name__}: {exc}") from None
-    check_wire_value(value)
+    if check:
+        check_wire_value(value)
     return value
 
 
@@ -529,12 +534,14 @@ class Frame:
 
 
 def read_envelope(payload: bytes, max_size: int = MAX_FRAME) -> tuple[str, int, dict[str, Any]]:
-    """Decode a payload and check the envelope only (the seq is readable after this)."""
-    value = unpack(payload, max_size)
+    """Decode a payload and check the envelope (the seq is readable after this). The value
+    walk (floats …) comes after the seq check (`accept_payload`), so such a frame still
+    consumes its seq and the sender's numbering stays in step."""
+    value = unpack(payload, max_size, check=False)
     if not isinstance(value, dict):
         raise WireError("frame.not_map", f"the payload is a {type(value).__name__}, not a map")
     seq = value.get("seq")
-    ref = seq if _is_int(seq) and seq >= 0 else None
+    ref = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else None
     if set(value) != {"type", "seq", "body"}:
         raise WireError("frame.envelope",
                         f"keys {sorted(value)} are not exactly ['body', 'seq', 'type']", ref=ref)
@@ -564,6 +571,7 @@ def decode_frame(payload: bytes, sender: str, reg: Registry | None = None,
                  max_size: int = MAX_FRAME) -> Frame:
     """Payload → validated Frame (no seq bookkeeping: that is per connection)."""
     mtype, seq, body = read_envelope(payload, max_size)
+    check_wire_value(body, "body", 1)
     validate_body(reg or registry(), mtype, seq, body, sender)
     return Frame(mtype, seq, body)
 
@@ -584,7 +592,8 @@ class SeqCounter:
             raise WireError("seq.replay", f"seq {seq} already seen (last was {self.last})",
                             ref=seq)
         if seq != self.last + 1:
-            raise WireError("seq.gap", f"seq {seq} but {self.last + 1} was expected", ref=seq)
+            raise WireError("seq.gap", f"seq {seq} but {self.last + 1} was expected: the "
+                            "stream is out of step", ref=seq, fatal=True)
         self.last = seq
 
 
@@ -595,6 +604,10 @@ def accept_payload(payload: bytes, sender: str, counter: SeqCounter, reg: Regist
     type known → sender allowed → fields."""
     mtype, seq, body = read_envelope(payload, max_size)
     counter.check(seq)
+    try:
+        check_wire_value(body, "body", 1)
+    except WireError as exc:
+        raise WireError(exc.code, exc.message, ref=seq) from None
     validate_body(reg or registry(), mtype, seq, body, sender)
     return Frame(mtype, seq, body)
 

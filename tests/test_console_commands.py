@@ -8,8 +8,14 @@ import random
 import pytest
 from test_console_driver import Driver, local_table, run_driven
 
-from p2p_burraco.console.commands import COMMANDS, commands_for, complete_line, help_lines, \
-    lookup, run_command
+from p2p_burraco.console.commands import (
+    COMMANDS,
+    commands_for,
+    complete_line,
+    help_lines,
+    lookup,
+    run_command,
+)
 from p2p_burraco.console.localtable import bot_strategy
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.games.base import RuleViolation
@@ -267,3 +273,28 @@ def test_briscola_typed_in_italian() -> None:
 
     assert run_driven(model, table, script) == 20
     assert sum(model.outcomes[0].result.points) == 120
+
+
+def test_typed_line_is_validated_live_and_history_recalls_it() -> None:
+    """While typing, the message line says whether the engine would take the step (rule id
+    when not); nothing is staged until Enter. ↑ brings back an earlier line."""
+    model, table = burraco_play_phase()
+    meld = next(a for a in model.state.legal_actions(model.seat) if a.kind == "meld")
+    hand = [c for _, c in model.hand_cards()]
+
+    async def script(drv: Driver) -> tuple[object, ...]:
+        await drv.type("cala " + " ".join(map(str, hand[:1])) + " ", enter=False)
+        one_card = "\n".join(drv.screen_text())
+        drv.app.current_buffer.reset()
+        await drv.type(str(meld), enter=False)
+        good = "\n".join(drv.screen_text())
+        staged_while_typing = list(model.staged)
+        await drv.press("enter")
+        staged = [s.text for s in model.staged]
+        await drv.press("up")
+        return one_card, good, staged_while_typing, staged, drv.buffer_text()
+
+    one_card, good, before, staged, recalled = run_driven(model, None, script)
+    assert "refused:" in one_card and "[FIBUR-" in one_card
+    assert "✓ meld" in good and "Enter stages it" in good
+    assert before == [] and staged == [str(meld)] and recalled == str(meld)

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Any, Callable, Sequence
+from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.data_structures import Size
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.input.base import PipeInput
-from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.layout.mouse_handlers import MouseHandlers
+from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
 
 from p2p_burraco.console.app import create_application
@@ -80,7 +81,7 @@ class Driver:
             await asyncio.sleep(0.002)
         if self.app.is_running:
             # the redraw is scheduled; wait for it so rendering errors surface here
-            self.app._redraw()  # noqa: SLF001 — render now: layout bugs fail this test
+            self.app._redraw()
 
     async def press(self, *keys: str) -> None:
         for key in keys:

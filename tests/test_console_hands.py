@@ -40,7 +40,7 @@ def test_briscola_whole_hand_by_keystrokes() -> None:
                 await drv.press(str(steps + 1))   # or its number in the hand as shown
             played.append(str(card))
             assert model.error is None, model.error
-            assert any(line.text == f"Ann: play {model.display_text(str(card))}"
+            assert any(line.text == f"Ann: play {card}" and line.seat == 0
                        for line in model.log), [ln.text for ln in list(model.log)[-5:]]
         return played
 

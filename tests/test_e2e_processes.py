@@ -3,6 +3,7 @@ peers finish whole matches; every transcript the host wrote passes `p2p-burraco 
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -87,3 +88,32 @@ def test_fibur_four_bots_finish_a_hand(tmp_path: Path) -> None:
 def test_briscola_two_bots_finish_a_game(tmp_path: Path) -> None:
     results = run_match(tmp_path, ["--game", "briscola", "--players", "2", "--hands", "1"], 2)
     assert all("match over" in out for _, out, _ in results[:2])
+
+
+def test_host_seats_its_own_bots_over_loopback(tmp_path: Path) -> None:
+    host_dir = tmp_path / "host"
+    host, _port = spawn_host(host_dir, "--game", "briscola", "--players", "2", "--bots", "2",
+                             "--hands", "1")
+    ((rc, out, err),) = finish([host])
+    assert rc == 0, err[-2000:]
+    assert "table t1: over after 1 hand(s)" in out
+    result = json.loads((host_dir / "tables" / "t1" / "result.json").read_text())
+    assert [s["bot"] for s in result["seats"]] == [True, True]
+    verify_all(host_dir)
+
+
+def test_join_with_no_host_fails_clearly(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]       # a port nobody listens on once closed
+    proc = subprocess.run(_cli("join", f"127.0.0.1:{port}", "--bot"), capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 1 and "cannot reach" in proc.stderr
+
+
+def test_join_refuses_a_bad_address() -> None:
+    proc = subprocess.run(_cli("join", "127.0.0.1:notaport", "--bot"), capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 2 and "HOST[:PORT]" in proc.stderr

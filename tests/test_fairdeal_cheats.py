@@ -13,9 +13,18 @@ import os
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from p2p_burraco.fairdeal import DealError, LocalTable, Transcript, audit, hands_schedule
-from p2p_burraco.fairdeal import group, signing
+from p2p_burraco.fairdeal import (
+    DealError,
+    LocalTable,
+    Transcript,
+    audit,
+    group,
+    hands_schedule,
+    signing,
+)
 from p2p_burraco.fairdeal.audit import Fault, Verdict
 
 ORDER8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
@@ -217,7 +226,7 @@ def test_commitment_that_does_not_match_is_pinned() -> None:
     lie = table.seats[1].make_reveal()
     lie["seed"] = os.urandom(32)
     where = table.post(resign(table, 1, lie), 1)
-    transcript, verdict = table.finish()
+    _, verdict = table.finish()
     assert {(f.seat, f.what, f.where) for f in verdict.faults} == {(1, "bad_commitment", where)}
 
 
@@ -311,7 +320,48 @@ def test_wrong_envelope_is_pinned_on_its_sender() -> None:
     sec.__dict__["lock_keys"] = tuple(keys)
     table.post(table.seats[0].make_sealed(2, [0, 1]), 0)
     table.post(table.seats[2].make_sealed(0, [0, 1]), 2)
-    found, bad = table.seats[2].decode([0, 1])
+    _, bad = table.seats[2].decode([0, 1])
     assert bad == [1]
     _, verdict = close(table)
     assert pinned(verdict) == {(0, "bad_envelope")}
+
+
+_HONEST: list[Transcript] = []
+
+
+def honest_transcript() -> Transcript:
+    if not _HONEST:
+        table = new_table(b"hypothesis")
+        table.deal()
+        _HONEST.append(close(table)[0])
+    return Transcript.from_bytes(_HONEST[0].to_bytes())
+
+
+def _byte_fields(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths to every bytes value inside an entry (keys, points, hashes, signatures…)."""
+    if isinstance(value, bytes):
+        return [path]
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _byte_fields(v, (*path, k))]
+    if isinstance(value, list):
+        return [p for i, v in enumerate(value) for p in _byte_fields(v, (*path, i))]
+    return []
+
+
+@settings(max_examples=40)
+@given(st.data())
+def test_any_flipped_bit_anywhere_in_the_log_is_caught(data: st.DataObject) -> None:
+    t = honest_transcript()
+    i = data.draw(st.integers(0, len(t.entries) - 1), label="entry")
+    paths = _byte_fields(t.entries[i])
+    path = data.draw(st.sampled_from(paths), label="field")
+    parent: Any = t.entries[i]
+    for step in path[:-1]:
+        parent = parent[step]
+    old: bytes = parent[path[-1]]
+    k = data.draw(st.integers(0, len(old) - 1), label="byte")
+    bit = data.draw(st.integers(0, 7), label="bit")
+    parent[path[-1]] = old[:k] + bytes([old[k] ^ (1 << bit)]) + old[k + 1:]
+    verdict = audit(t)
+    assert not verdict.fair
+    assert any(f.seat is None for f in verdict.faults)   # the record is to blame, no seat

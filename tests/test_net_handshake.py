@@ -137,3 +137,19 @@ def test_identity_file_is_created_once_and_private(tmp_path: Path) -> None:
     path.write_bytes(b"short")
     with pytest.raises(ValueError, match="32 bytes"):
         ident.load_or_create_identity(tmp_path / "d")
+
+
+def test_a_frame_cut_by_the_connection_closing_harms_no_one(net: Loopback,
+                                                            host: HostNode) -> None:
+    other = connect(net, host)
+    cut = connect(net, host, name="cut")
+    frame = wire.encode_frame("ping", cut.send_seq.next(), {"n": 1}, wire.PEER)
+    cut.write(frame[:-3])
+    net.pump()
+    conn = host.by_identity[cut.public_key]
+    assert conn.decoder.pending == len(frame) - 3
+    net.links[-1].close()
+    assert cut.public_key not in host.by_identity and conn not in host.connections
+    other.send("ping", {"n": 2})
+    net.pump()
+    assert other.of_type("pong")[-1].body == {"n": 2}

@@ -145,6 +145,7 @@ def test_seq_counter_refuses_replays_and_gaps_without_moving() -> None:
         with pytest.raises(wire.WireError) as info:
             c.check(seq)
         assert info.value.code == code and info.value.ref == seq
+        assert info.value.fatal is (code == "seq.gap")   # a gap means the stream is lost
     assert c.last == 2
     c.check(3)
 

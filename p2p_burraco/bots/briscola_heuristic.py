@@ -46,6 +46,7 @@ _PLAIN_KEEP_PER_STRENGTH = 0.15
 # Search settings.
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
+_SAVE_TRUST = 1.0            # a later partner may take the trick back: how far to count on it
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
 
 
@@ -92,11 +93,9 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, rng: random.Random, samples: int = _PAIRS_SAMPLES,
-                 trick_samples: int = 16) -> None:
+    def __init__(self, rng: random.Random, samples: int = _PAIRS_SAMPLES) -> None:
         self.rng = rng
         self.samples = samples
-        self.trick_samples = trick_samples
 
     # --- entry -------------------------------------------------------------------------
     def choose(self, state: HandState, seat: Seat) -> Action:
@@ -113,60 +112,8 @@ class HeuristicBot:
             return self._search_choice(table, plays, self._exact_deals(table))
         if table.n == 4 and stock == 0:
             return self._search_choice(table, plays, self._sampled_deals(table))
-        if self.trick_samples:
-            return self._trick_lookahead(table, plays)
         scored = [(self._score(table, a), -i, a) for i, a in enumerate(plays)]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
-
-    def _trick_lookahead(self, table: _Table, plays: list[Play]) -> Play:
-        """Play the rest of this trick out over sampled deals of the unseen cards: every
-        later seat answers with its best card for its side (minimax), each line scored by
-        the trick's points to whoever takes it and the keep-value of the cards spent."""
-        me = side_of(table.seat)
-        totals = [0.0] * len(plays)
-        keep = {c: self._keep(table, table.card(c)) for c in range(len(table.state.deck))}
-        pts = [card_points(table.card(c)) for c in range(len(table.state.deck))]
-        later = [(table.seat + i) % table.n for i in range(1, table.n - len(table.trick))]
-        for _ in range(self.trick_samples):
-            pool = list(table.unseen)
-            self.rng.shuffle(pool)
-            hands: dict[Seat, list[CardId]] = {}
-            for s in later:
-                k = table.unknown_count[s]
-                hands[s], pool = table.known_in_hand[s] + pool[:k], pool[k:]
-            for i, play in enumerate(plays):
-                trick = table.trick + [(table.seat, play.card)]
-                totals[i] += self._finish_trick(table, trick, later, hands, me, keep, pts,
-                                                -math.inf, math.inf)
-        best = max(range(len(plays)), key=lambda i: (totals[i], -i))
-        return plays[best]
-
-    def _finish_trick(self, table: _Table, trick: list[tuple[Seat, CardId]], later: list[Seat],
-                      hands: dict[Seat, list[CardId]], me: int, keep: dict[CardId, float],
-                      pts: list[int], alpha: float, beta: float) -> float:
-        if not later:
-            best = 0
-            for i in range(1, len(trick)):
-                if beats(table.card(trick[i][1]), table.card(trick[best][1]), table.trump):
-                    best = i
-            won = side_of(trick[best][0]) == me
-            value = float(sum(pts[c] for _, c in trick)) * (1 if won else -1)
-            for s, c in trick[len(table.trick):]:
-                value += -keep[c] if side_of(s) == me else keep[c]
-            return value
-        seat, rest = later[0], later[1:]
-        maximize = side_of(seat) == me
-        value = -math.inf if maximize else math.inf
-        for c in hands[seat]:
-            v = self._finish_trick(table, trick + [(seat, c)], rest, hands, me, keep, pts,
-                                   alpha, beta)
-            if maximize:
-                value, alpha = max(value, v), max(alpha, v)
-            else:
-                value, beta = min(value, v), min(beta, v)
-            if alpha >= beta:
-                break
-        return value
 
     def _read(self, state: BriscolaHand, seat: Seat) -> _Table:
         trump = state.trump_suit
@@ -216,7 +163,7 @@ class HeuristicBot:
             p_saved = _p_any(table.p_holds(s, table.beaters(best, table.unseen +
                                                             table.known_in_hand[s]))
                              for s in later if side_of(s) == me)
-            value = -on_table * (1 - 2 * p_saved)
+            value = -on_table * (1 - 2 * _SAVE_TRUST * p_saved)
         return value - self._keep(table, card)
 
     def _lead_score(self, table: _Table, card: Card) -> float:

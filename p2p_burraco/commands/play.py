@@ -38,7 +38,7 @@ def _player_name(args: argparse.Namespace) -> str:
     import getpass
     try:
         return getpass.getuser() or "you"
-    except Exception:  # no login name in containers: a neutral one
+    except Exception:  # noqa: BLE001 — no login name in containers: a neutral one
         return "you"
 
 
@@ -72,31 +72,39 @@ def run(args: argparse.Namespace) -> int:
     return run_networked(args)
 
 
-async def run_offline(args: argparse.Namespace, *, input: Any = None, output: Any = None) -> int:
+async def run_offline(args: argparse.Namespace, *, input: Any = None, output: Any = None,
+                      model: Any = None) -> int:
     """Console + in-process bots with a plain seeded deal (no sockets, no crypto)."""
     import random
 
+    from ..bots import make_strategy
     from ..console.app import create_application
     from ..console.localtable import BotController, LocalTable
     from ..console.model import ConsoleModel
     from ..selfplay import SelfplayConfig
-    from ..bots import make_strategy
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=args.players,
                          hands=args.hands or 1_000, seed=seed, target=args.target)
     rng = random.Random(seed)
-    model = ConsoleModel(args.name, game=args.game, variant=args.variant, target=args.target)
+    model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
+                                  target=args.target)
     strategy = args.bot_kind if args.bot_kind != "heuristic" else best_strategy(args.game)
     bots = [BotController(make_strategy(args.game, strategy,
                                         random.Random(rng.getrandbits(64))))
             for _ in range(args.players - 1)]
     names = [args.name] + [f"bot {i}" for i in range(1, args.players)]
     loop = asyncio.get_running_loop()
-    table = LocalTable(cfg, [model, *bots], names=names,
-                       schedule=lambda fn: loop.call_later(3.0, fn))
+
+    def next_hand_later(fn: Any) -> None:  # a moment to read the score breakdown
+        loop.call_later(3.0, fn)
+
+    def start_table() -> None:
+        loop.call_soon(table.start)
+
+    table = LocalTable(cfg, [model, *bots], names=names, schedule=next_hand_later)
     app = create_application(model, input=input, output=output)
-    result = await app.run_async(pre_run=lambda: loop.call_soon(table.start))
+    result = await app.run_async(pre_run=start_table)
     return int(result or 0)
 
 
@@ -122,10 +130,12 @@ def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = 
     asyncio.set_event_loop(loop)
     from twisted.internet import asyncioreactor
 
-    asyncioreactor.install(loop)  # before anything imports twisted.internet.reactor
-    from twisted.internet import reactor
+    asyncioreactor.install(loop)  # type: ignore[no-untyped-call]  # before the reactor import
+    from twisted.internet import reactor as installed
 
-    rc: dict[str, int] = {}
+    reactor: Any = installed
+
+    rc: dict[str, Any] = {}
 
     def main() -> None:
         d = start_play(reactor, args, input=input, output=output)
@@ -135,7 +145,7 @@ def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = 
                 rc["rc"] = result
             else:  # a Failure: show it after the screen is restored
                 rc["rc"] = 1
-                rc["error"] = result.getErrorMessage()  # type: ignore[index]
+                rc["error"] = result.getErrorMessage()
             reactor.stop()
         d.addBoth(done)
 
@@ -143,7 +153,7 @@ def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = 
     reactor.run()
     if "error" in rc:
         print(f"p2p-burraco play: {rc['error']}", file=sys.stderr)
-    return rc.get("rc", 1)
+    return int(rc.get("rc", 1))
 
 
 def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
@@ -190,8 +200,9 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
         finally:
             for peer in list(node.bot_peers):
                 peer.disconnect()
-            if node.port is not None:
-                node.port.stopListening()
+            port: Any = node.port
+            if port is not None:
+                port.stopListening()
 
     return Deferred.fromFuture(asyncio.ensure_future(session()))
 

@@ -32,9 +32,13 @@ def _cards(hand: Any, positions: list[int]) -> str:
 def summarize(path: str, report: Any, transcript: Any) -> list[str]:
     """The human summary of one audited hand."""
     hs = report.hand_start
-    lines = [f"{path}: {hs.get('game')} ({hs.get('variant')}), {hs.get('n_seats')} seats, "
-             f"hand {int(hs.get('hand_no', 0)) + 1}, dealer seat {hs.get('dealer')}, "
-             f"{hs.get('n_cards')} cards ({hs.get('deck')})"]
+    head = (f"{path}: {hs.get('game')} ({hs.get('variant')}), {hs.get('n_seats')} seats, "
+            f"hand {int(hs.get('hand_no', 0)) + 1}, dealer seat {hs.get('dealer')}, "
+            f"{hs.get('n_cards')} cards ({hs.get('deck')})")
+    lines = [head]
+    keys = hs.get("seat_keys") or []
+    lines.append("  seats: " + ", ".join(f"{s} (key {bytes(k).hex()[:12]}…)"
+                                          for s, k in enumerate(keys)))
     start = report.start
     if start is not None and report.verdict.deal is not None:
         n = int(hs["n_seats"])
@@ -57,6 +61,9 @@ def summarize(path: str, report: Any, transcript: Any) -> list[str]:
         undealt = len(start.deck) - sum(len(v) for v in dealt.values()) - len(face_up)
         if undealt:
             lines.append(f"  face down (stock, pozzetti…): {undealt} cards")
+    for e in transcript.entries:
+        if e.get("type") == "hand_void":
+            lines.append(f"  hand void: {e.get('reason')} — {e.get('detail') or ''}".rstrip(" —"))
     end = transcript.hand_end or {}
     result = end.get("result")
     if isinstance(result, dict):

@@ -14,13 +14,19 @@ from __future__ import annotations
 import argparse
 import asyncio
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..controller import SeatController
 from .model import ConsoleModel
 
-__all__ = ["ConsoleModel", "run_console_peer", "create_application", "create_layout",
-           "create_key_bindings"]
+__all__ = [
+    "ConsoleModel",
+    "create_application",
+    "create_key_bindings",
+    "create_layout",
+    "run_console_peer",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -80,7 +86,7 @@ async def run_console_peer(args: argparse.Namespace,
         model.status = "connecting…"
         try:
             handle = connect(model)
-        except Exception as exc:  # refused config, unreachable host: shown, not raised
+        except Exception as exc:  # noqa: BLE001 — refused config, unreachable host: shown, not raised
             failed(exc)
             return
         waitable = getattr(handle, "done", handle)
@@ -90,19 +96,22 @@ async def run_console_peer(args: argparse.Namespace,
             async def watch() -> None:
                 try:
                     finished(await waitable)
-                except Exception as exc:
+                except Exception as exc:  # noqa: BLE001 — shown to the person
                     failed(exc)
             asyncio.ensure_future(watch())
 
     try:
-        result = await app.run_async(pre_run=lambda: asyncio.get_running_loop().call_soon(start))
+        def pre_run() -> None:
+            asyncio.get_running_loop().call_soon(start)
+
+        result = await app.run_async(pre_run=pre_run)
     finally:
         for name in ("disconnect", "close"):
             fn = getattr(handle, name, None)
             if callable(fn):
                 try:
                     fn()
-                except Exception:  # leaving must not fail because the link already went
+                except Exception:  # noqa: BLE001, S110 — the link may already be gone
                     pass
                 break
     return int(result or 0)

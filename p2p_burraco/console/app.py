@@ -25,6 +25,7 @@ def create_application(model: ConsoleModel, input: Input | None = None,
         style=STYLE,
         full_screen=True,
         mouse_support=False,
+        refresh_interval=0.5,  # cards unlock without events while the deal runs
         input=input,
         output=output,
     )
@@ -37,6 +38,8 @@ def create_application(model: ConsoleModel, input: Input | None = None,
         if app.is_running and not app.is_done:
             app.exit(result=0)
 
+    app.ttimeoutlen = 0.1   # a lone Esc closes a panel without the default half-second wait
+    app.timeoutlen = 0.4
     model.invalidate = invalidate
     model.on_quit = on_quit
     return app

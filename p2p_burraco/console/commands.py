@@ -8,8 +8,8 @@ it never decides legality (that is `apply` on a copy, inside the model).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Sequence
 
 from ..games.base import RuleViolation
 from ..games.cards import Card, NotationError
@@ -17,7 +17,18 @@ from .model import ConsoleError, ConsoleModel, cards_text, format_violation
 
 BOTH = ("burraco", "briscola")
 
-Handler = Callable[[ConsoleModel, list[str]], None]
+
+@dataclass(frozen=True)
+class Intent:
+    """What a game command asks for, in the engine's words: `stage` a step (meld, attach)
+    or `act` now (draw, take, discard, play — ending what was staged). Handlers that return
+    one have no side effects, so the same handler serves the live check while typing."""
+
+    mode: str
+    text: str
+
+
+Handler = Callable[[ConsoleModel, list[str]], "Intent | None"]
 Completer = Callable[[ConsoleModel, list[str]], Iterable[str]]
 """(model, the words typed so far before the one being completed) → candidate words."""
 
@@ -34,6 +45,8 @@ class Command:
     complete: Completer | None
     games: tuple[str, ...]
     key: str = ""
+    intent: bool = False
+    """True for game commands: the handler only returns an Intent (no side effects)."""
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -50,11 +63,12 @@ _BY_WORD: dict[str, Command] = {}
 
 def command(name: str, *, aliases: Sequence[str] = (), args: str = "", help: str,
             complete: Completer | None = None, games: Sequence[str] = BOTH,
-            key: str = "") -> Callable[[Handler], Handler]:
+            key: str = "", intent: bool = False) -> Callable[[Handler], Handler]:
     """Register a command (decorator). A word may name only one command."""
 
     def register(fn: Handler) -> Handler:
-        cmd = Command(name, tuple(aliases), args, help, fn, complete, tuple(games), key)
+        cmd = Command(name, tuple(aliases), args, help, fn, complete, tuple(games), key,
+                      intent)
         for word in cmd.words:
             if word in _BY_WORD:
                 raise ValueError(f"console word {word!r} registered twice")
@@ -89,18 +103,44 @@ def run_command(model: ConsoleModel, line: str) -> bool:
     if cmd.name not in ("help", "score"):
         model.panel = None
     try:
-        cmd.handler(model, words[1:])
+        intent = cmd.handler(model, words[1:])
+        if intent is not None:
+            (model.stage if intent.mode == "stage" else model.act)(intent.text)
     except RuleViolation as exc:
         model.error = format_violation(exc)
         return False
     except (ConsoleError, ValueError, LookupError) as exc:  # unreadable words, unknown cards
         model.error = str(exc)
         return False
-    except Exception as exc:  # a bug must not close the person's table: show it, go on
+    except Exception as exc:  # noqa: BLE001 — a bug must not close the person's table: show it, go on
         model.error = f"internal error ({type(exc).__name__}): {exc}"
         model.log_line(model.error, "log.error")
         return False
     return True
+
+
+def dry_run(model: ConsoleModel, line: str) -> tuple[bool, str] | None:
+    """Check a half-typed game command on a copy, without staging or sending anything:
+    (accepted?, what to show) — or None when there is nothing to say yet."""
+    words = line.split()
+    if not words or not model.my_turn:
+        return None
+    cmd = lookup(words[0])
+    if cmd is None or not cmd.intent or (model.game is not None and model.game not in cmd.games):
+        return None
+    try:
+        intent = cmd.handler(model, words[1:])
+        if intent is None:
+            return None
+        model.try_step(intent.text)
+    except RuleViolation as exc:
+        return False, format_violation(exc)
+    except (ConsoleError, ValueError, LookupError) as exc:
+        if not line[-1].isspace():
+            return None  # mid-word: wait for the card to be typed whole
+        return False, str(exc)
+    verb = "stages" if intent.mode == "stage" else "does"
+    return True, f"✓ {model.display_text(intent.text)} — Enter {verb} it"
 
 
 # ---------------------------------------------------------------------------- completion
@@ -118,13 +158,13 @@ def complete_line(model: ConsoleModel, text: str) -> list[tuple[str, str]]:
                 if word.startswith(prefix):
                     out.append((word, cmd.help if word == cmd.name else f"= {cmd.name}"))
         return out
-    cmd = lookup(words[0])
-    if cmd is None or cmd.complete is None:
+    named = lookup(words[0])
+    if named is None or named.complete is None:
         return []
     prefix = words[-1].lower()
     seen: set[str] = set()
     out = []
-    for cand in cmd.complete(model, words[1:-1]):
+    for cand in named.complete(model, words[1:-1]):
         if cand.lower().startswith(prefix) and cand not in seen:
             seen.add(cand)
             out.append((cand, ""))
@@ -150,7 +190,12 @@ def complete_cards(model: ConsoleModel, typed: list[str]) -> list[str]:
 
 
 def complete_one_card(model: ConsoleModel, typed: list[str]) -> list[str]:
-    return _hand_words(model, typed) if not typed else []
+    """One card: its words, or its number in the hand as shown (`play 2`)."""
+    if typed:
+        return []
+    numbers = [str(i + 1) for i in range(len(model.hand_cards()))]
+    return numbers + _hand_words(model, typed) if model.game == "briscola" else \
+        _hand_words(model, typed)
 
 
 def complete_attach(model: ConsoleModel, typed: list[str]) -> list[str]:
@@ -192,32 +237,34 @@ def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
 
 # ---------------------------------------------------------------------------- commands
 @command("draw", aliases=("pesca", "pesco"), help="draw from the stock",
-         games=("burraco",), key="F2")
-def _draw(model: ConsoleModel, args: list[str]) -> None:
+         games=("burraco",), key="F2", intent=True)
+def _draw(model: ConsoleModel, args: list[str]) -> Intent:
     if args:
         raise ConsoleError("draw takes no card: it is the top of the stock")
-    model.act("draw")
+    return Intent("act", "draw")
 
 
 @command("take", aliases=("raccogli", "prendi"), help="take the whole discard pile",
-         games=("burraco",), key="F3")
-def _take(model: ConsoleModel, args: list[str]) -> None:
-    model.act(" ".join(["take", *args]))
+         games=("burraco",), key="F3", intent=True)
+def _take(model: ConsoleModel, args: list[str]) -> Intent:
+    return Intent("act", " ".join(["take", *args]))
 
 
-@command("meld", aliases=("cala", "calo"), args="CARDS", help="stage a new meld (typed or selected cards)", complete=complete_cards, games=("burraco",), key="F4")
-def _meld(model: ConsoleModel, args: list[str]) -> None:
-    model.stage("meld " + _cards_or_selection(model, args, "meld"))
+@command("meld", aliases=("cala", "calo"), args="CARDS",
+         help="stage a new meld (typed or selected cards)", complete=complete_cards,
+         games=("burraco",), key="F4", intent=True)
+def _meld(model: ConsoleModel, args: list[str]) -> Intent:
+    return Intent("stage", "meld " + _cards_or_selection(model, args, "meld"))
 
 
 @command("attach", aliases=("attacca", "aggiungi"), args="N CARDS",
          help="stage cards onto our meld #N", complete=complete_attach,
-         games=("burraco",), key="F5")
-def _attach(model: ConsoleModel, args: list[str]) -> None:
+         games=("burraco",), key="F5", intent=True)
+def _attach(model: ConsoleModel, args: list[str]) -> Intent:
     from .views import presenter_for
     if args and args[0].isdigit():
-        model.stage(f"attach {args[0]} " + _cards_or_selection(model, args[1:], "attach"))
-        return
+        return Intent("stage", f"attach {args[0]} " +
+                      _cards_or_selection(model, args[1:], "attach"))
     cards = _cards_or_selection(model, args, "attach")
     # No meld named: ask the engine which of our melds takes these cards.
     fits = []
@@ -230,33 +277,33 @@ def _attach(model: ConsoleModel, args: list[str]) -> None:
             continue
         fits.append(n)
     if len(fits) == 1:
-        model.stage(f"attach {fits[0]} {cards}")
-    elif fits:
+        return Intent("stage", f"attach {fits[0]} {cards}")
+    if fits:
         raise ConsoleError(f"{cards} fits melds {', '.join(map(str, fits))}: "
                            f"type attach N {cards}")
-    elif last is not None:
+    if last is not None:
         raise last
-    else:
-        raise ConsoleError("your side has no meld to attach to yet")
+    raise ConsoleError("your side has no meld to attach to yet")
 
 
 @command("discard", aliases=("scarta", "scarto"), args="CARD",
          help="discard, ending the turn (sends the staged)",
-         complete=complete_one_card, games=("burraco",), key="F6")
-def _discard(model: ConsoleModel, args: list[str]) -> None:
-    model.act("discard " + _one_card(model, args, "discard"))
+         complete=complete_one_card, games=("burraco",), key="F6", intent=True)
+def _discard(model: ConsoleModel, args: list[str]) -> Intent:
+    return Intent("act", "discard " + _one_card(model, args, "discard"))
 
 
 @command("play", aliases=("gioca", "gioco"), args="CARD|N",
          help="play a card, or its number in your hand",
-         complete=complete_one_card, games=("briscola",), key="Enter")
-def _play(model: ConsoleModel, args: list[str]) -> None:
-    model.act("play " + _one_card(model, args, "play"))
+         complete=complete_one_card, games=("briscola",), key="Enter", intent=True)
+def _play(model: ConsoleModel, args: list[str]) -> Intent:
+    return Intent("act", "play " + _one_card(model, args, "play"))
 
 
-@command("redraw", aliases=("ripesca", "ripesco"), help="1st turn (modificato): put back, draw again", games=("burraco",))
-def _redraw(model: ConsoleModel, args: list[str]) -> None:
-    model.act("redraw")
+@command("redraw", aliases=("ripesca", "ripesco"), help="1st turn (modificato): put back, draw again", games=("burraco",),
+         intent=True)
+def _redraw(model: ConsoleModel, args: list[str]) -> Intent:
+    return Intent("act", "redraw")
 
 
 @command("send", aliases=("invia", "manda"), help="lay the staged steps down now",

@@ -57,9 +57,7 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
 
         @kb.add(key)
         def _run(event: KeyPressEvent, name: str = cmd.name) -> None:
-            if name == "help" and model.panel == "help":
-                model.panel = None
-            elif name == "score" and model.panel == "score":
+            if name == "help" and model.panel == "help" or name == "score" and model.panel == "score":
                 model.panel = None
             else:
                 run_command(model, name)

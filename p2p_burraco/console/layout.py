@@ -16,7 +16,7 @@ Fits 100×30 and up:
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.buffer import Buffer
@@ -26,13 +26,19 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.history import InMemoryHistory
 from prompt_toolkit.layout import (
-    ConditionalContainer, Float, FloatContainer, HSplit, Layout, VSplit, Window,
+    ConditionalContainer,
+    Float,
+    FloatContainer,
+    HSplit,
+    Layout,
+    VSplit,
+    Window,
 )
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl, UIContent, UIControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 
-from .commands import complete_line, help_lines, run_command
+from .commands import complete_line, dry_run, help_lines, run_command
 from .model import ConsoleModel
 from .views import Line, clip, flow, presenter_for, wrap_text
 
@@ -138,8 +144,9 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
     label: Line = [("class:label", pres.hand_label(model))]
     if model.selected:
         label.append(("class:dim", f" · {len(model.selected)} selected"))
-    if model.progress:
-        label = [("class:progress", model.progress)]
+    progress = model.deal_progress()
+    if progress:
+        label = [("class:progress", progress)]
     items: list[Line] = []
     for i, (pos, card) in enumerate(cards):
         style, text = pres.card(model, card)
@@ -179,7 +186,10 @@ def right_lines(model: ConsoleModel, width: int, height: int | None) -> list[Lin
     head.append([("class:rule", "─" * width)])
     log: list[Line] = []
     for entry in model.log:
-        log += wrap_text(entry.text, width, f"class:{entry.style}" if entry.style else "")
+        text = entry.text
+        if entry.action is not None:
+            text = f"{model.seat_name(entry.seat)}: {pres.action_label(model, entry.action)}"
+        log += wrap_text(text, width, f"class:{entry.style}" if entry.style else "")
     if height is not None and len(head) + len(log) > height:
         log = log[max(0, len(log) - (height - len(head))):]
     return head + log
@@ -215,12 +225,18 @@ def hint_line(model: ConsoleModel, width: int) -> list[Line]:
     action = pres.default_action(model)
     parts: Line = []
     if action:
-        parts += [("class:hint.key", "Enter"), ("class:hint", f": {model.display_text(action)}  │ ")]
+        parts += [("class:hint.key", "Enter"), ("class:hint", f": {pres.action_label(model, action)}  │ ")]
     parts.append(("class:hint", pres.keys_hint(model)))
     return [clip(parts, width)]
 
 
-def message_line(model: ConsoleModel, width: int) -> list[Line]:
+def message_line(model: ConsoleModel, width: int, typed: str = "") -> list[Line]:
+    """The line under the hint: the live check of what is being typed (on a copy of the
+    hand, at every redraw, so it follows the table), else the last refusal or message."""
+    model.typing = dry_run(model, typed) if typed.strip() else None
+    if model.typing is not None:
+        ok, text = model.typing
+        return [clip([("class:message" if ok else "class:error", text)], width)]
     if model.error:
         return [clip([("class:error", model.error)], width)]
     if model.message:
@@ -255,7 +271,7 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
         _window(lambda w, h: title_line(model, w), height=1),
         body,
         _window(lambda w, h: hint_line(model, w), height=1),
-        _window(lambda w, h: message_line(model, w), height=1),
+        _window(lambda w, h: message_line(model, w, buffer.text), height=1),
         prompt,
     ])
     container = FloatContainer(root, floats=[

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import collections
 import random
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from ..bots import Strategy, make_strategy
 from ..controller import SeatController, Submit
@@ -156,12 +157,12 @@ class LocalTable:
                     continue
                 if self._waiting is not None:
                     break
-                seat = self.master.to_move
-                assert seat is not None
-                self._waiting = seat
+                mover = self.master.to_move
+                assert mover is not None
+                self._waiting = mover
                 self._turn_id += 1
-                self.controllers[seat].your_turn(self.replicas[seat], seat,
-                                                 self._submitter(seat, self._turn_id))
+                self.controllers[mover].your_turn(self.replicas[mover], mover,
+                                                  self._submitter(mover, self._turn_id))
         finally:
             self._driving = False
 

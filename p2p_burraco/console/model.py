@@ -16,8 +16,9 @@ methods; `invalidate` is the only link back to the screen.
 from __future__ import annotations
 
 import collections
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any
 
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
@@ -52,6 +53,9 @@ class LogLine:
 
     text: str
     style: str = ""
+    seat: Seat | None = None
+    action: str | None = None
+    """For an action line: who and the raw console words (the screen labels the cards)."""
 
 
 @dataclass
@@ -108,6 +112,7 @@ class ConsoleModel:
         self.message: str | None = None
         self.status: str | None = None
         self.progress: str | None = None
+        self.typing: tuple[bool, str] | None = None   # live check of the line being typed
         self.panel: str | None = None          # None (the log), "help" or "score"
         self.help_text: list[str] = []
         # scores
@@ -189,14 +194,19 @@ class ConsoleModel:
             who = self.seat_name(seat) if isinstance(seat, int) else "?"
             text = str(event.get("text") or event.get("action") or "")
             mine = seat == self.seat
-            self.log_line(f"{who}: {self.display_text(text)}", "log.mine" if mine else "log.other")
+            if mine:
+                self.in_flight = None  # the table applied our step to the replica
+            self.progress = None
+            self.log.append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
+                                    seat=seat if isinstance(seat, int) else None, action=text))
         elif kind == "standings":
             self.standings = {k: v for k, v in event.items() if k != "type"}
             if isinstance(self.standings.get("target"), int):
                 self.target = self.standings["target"]
         elif kind == "status":
-            self.status = str(event.get("text", ""))
-            self.log_line(self.status, "log.status")
+            text = str(event.get("text", ""))
+            self.status = link_state(text)
+            self.log_line(text, "log.status")
         elif kind == "log":
             self.log_line(str(event.get("text", "")), str(event.get("style", "")))
         elif kind == "error":
@@ -217,13 +227,11 @@ class ConsoleModel:
         self.progress = None
         outcome = HandOutcome(self.hand_no, result, verdict, list(self.names))
         self.outcomes.append(outcome)
-        if self.standings is None or "totals" not in self.standings:
-            self._accumulate(result)
-        elif self.standings.get("hands", -1) != len(self.outcomes):
+        if self.standings is None or "totals" not in self.standings or self.standings.get("hands", -1) != len(self.outcomes):
             self._accumulate(result)
         self.log_line(f"— hand {self.hand_no} over ({result.reason or 'end'}) —", "log.hand")
-        for line in self.result_lines(outcome):
-            self.log_line(line, "log.score")
+        for side, pts in zip(result.sides, result.points):
+            self.log_line(f"{' + '.join(self.seat_name(s) for s in side)}: {pts:+d}", "log.score")
         self.log_line(f"audit: {verdict}", "log.fair" if verdict == "fair" else "log.error")
         self.message = f"hand over — audit: {verdict}  (F10 shows the score)"
         self.panel = "score"  # the breakdown stays up until the person moves on
@@ -276,6 +284,22 @@ class ConsoleModel:
             return ()
         return tuple(st.legal_kinds(self.seat))
 
+    def deal_progress(self) -> str | None:
+        """A progress line while the deal runs: the table's own, or — when it sends none —
+        how many of our dealt cards the fair-deal keys have unlocked so far."""
+        if self.progress:
+            return self.progress
+        st = self.state
+        if st is None or self.seat is None or st.is_over:
+            return None
+        mine = hand_positions(st, self.seat)
+        unknown = sum(1 for p in mine if st.card_at(p) is None)
+        if not unknown:
+            return None
+        done = len(mine) - unknown
+        bar = "#" * (20 * done // max(1, len(mine)))
+        return f"shuffling and dealing [{bar:<20}] {done}/{len(mine)} of your cards unlocked"
+
     def turn_hint(self) -> str:
         """One line saying what the person can do now (from the engine's legal kinds)."""
         kinds = self.legal_kinds()
@@ -295,11 +319,12 @@ class ConsoleModel:
         if st is None or self.seat is None:
             self.preview = None
             return
-        if not self.outbox and not self.staged:
+        flying = [self.in_flight] if self.in_flight is not None else []
+        if not self.outbox and not self.staged and not flying:
             self.preview = None
         else:
             preview = st.copy()
-            for queue in (self.outbox, self.staged):
+            for queue in (flying, self.outbox, self.staged):
                 kept: list[Staged] = []
                 for step in queue:
                     try:
@@ -309,7 +334,10 @@ class ConsoleModel:
                         break
                     kept.append(step)
                 if len(kept) != len(queue):
-                    if queue is self.outbox:
+                    if queue is flying:
+                        self.in_flight = None
+                        self.outbox.clear()
+                    if queue is not self.staged:
                         self.staged.clear()
                     queue[:] = kept
                     break
@@ -525,6 +553,17 @@ class ConsoleModel:
     def quit(self) -> None:
         self.quit_requested = True
         self.on_quit()
+
+
+def link_state(text: str) -> str:
+    """A status line from the network, boiled down to the word the title bar shows."""
+    low = text.lower()
+    for words, state in ((("lost", "reconnect"), "reconnecting…"),
+                         (("released", "disconnect", "failed", "refused"), "disconnected"),
+                         (("connected", "back at", "seat"), "online")):
+        if any(w in low for w in words):
+            return state
+    return text[:24]
 
 
 def cards_text(cards: Iterable[Card]) -> str:

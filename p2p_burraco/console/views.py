@@ -8,7 +8,8 @@ here imports prompt-toolkit, so these functions are tested as plain data.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Sequence
+from collections.abc import Iterable, Sequence
+from typing import Any
 
 from ..games.cards import Card
 from .model import ConsoleModel
@@ -67,14 +68,18 @@ def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
     """Plain text wrapped at spaces to `width` columns."""
     lines: list[Line] = []
     for para in text.splitlines() or [""]:
-        cur = ""
-        for word in para.split(" "):
-            if cur and len(cur) + 1 + len(word) > width:
+        if len(para) <= width:  # fits: keep its spacing (score columns)
+            lines.append([(style, para)])
+            continue
+        indent = para[:len(para) - len(para.lstrip(" "))]
+        cur = indent
+        for word in para.split():
+            if cur.strip() and len(cur) + 1 + len(word) > width:
                 lines.append([(style, cur)])
-                cur = "  " + word
+                cur = indent + "  " + word
             else:
-                cur = f"{cur} {word}" if cur else word
-        lines.append([(style, cur[:width] if len(cur) > width else cur)])
+                cur = f"{cur} {word}" if cur.strip() else cur + word
+        lines.append([(style, cur[:width])])
     return lines
 
 
@@ -133,6 +138,14 @@ class Presenter:
     def keys_hint(self, model: ConsoleModel) -> str:
         return "←/→ move · Space select · Tab complete · F1 help · C-q quit"
 
+    def action_label(self, model: ConsoleModel, action: str) -> str:
+        """Console words as shown (hint line, log): card tokens with this game's labels."""
+        out = []
+        for tok in action.split():
+            card = self.card_of_text(model, tok) if len(tok) <= 3 else None
+            out.append(self.card_label(model, card) if card is not None else tok)
+        return " ".join(out)
+
     def hand_label(self, model: ConsoleModel) -> str:
         return f"your hand ({len(model.hand_cards())})"
 
@@ -174,7 +187,17 @@ class BriscolaPresenter(Presenter):
         return f"play {model.cursor + 1}"
 
     def keys_hint(self, model: ConsoleModel) -> str:
-        return "←/→ choose · Enter or 1-3 plays · Tab complete · F1 help · F10 score · C-q quit"
+        return "←/→ choose · Enter/1-3 play · Tab complete · F1 help · F10 score · C-q quit"
+
+    def action_label(self, model: ConsoleModel, action: str) -> str:
+        """`play 2` in the hint line also names the card: `play 2 (Re di spade)`."""
+        words = action.split()
+        if len(words) == 2 and words[1].isdigit():
+            cards = model.hand_cards()
+            n = int(words[1])
+            if 1 <= n <= len(cards):
+                return f"{action} ({self.card_label(model, cards[n - 1][1])})"
+        return super().action_label(model, action)
 
     def title(self, model: ConsoleModel) -> str:
         v = self.view(model)
@@ -221,12 +244,12 @@ class BriscolaPresenter(Presenter):
         lines.append([])
         sides = v.get("sides") or []
         for i, taken in enumerate(v.get("taken") or []):
-            who = " + ".join(model.seat_name(s) for s in (sides[i] if i < len(sides) else []))
-            lines.append(clip([("class:label", "points taken: "),
-                               ("class:seat.me" if model.seat in (sides[i] if i < len(sides) else [])
-                                else "class:seat", f"{who:<16}"),
-                               ("", f" {taken.get('points', 0):>3} pts  "
-                                    f"{taken.get('tricks', 0)} trick(s)")], width))
+            members = sides[i] if i < len(sides) else []
+            who = " + ".join(model.seat_name(s) for s in members)
+            style = "class:seat.me" if model.seat in members else "class:seat"
+            detail = f" {taken.get('points', 0):>3} pts  {taken.get('tricks', 0)} trick(s)"
+            lines.append(clip([("class:label", "points taken: "), (style, f"{who:<16}"),
+                               ("", detail)], width))
         partner = v.get("partner_hand")
         if partner:
             ln = [("class:label", "partner's hand: ")]

@@ -15,8 +15,9 @@ log index of the message that proves it (None when the proof is an absence).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -42,7 +43,7 @@ class Fault:
         return [self.seat, self.what, self.where, self.detail]
 
     @classmethod
-    def from_wire(cls, v: Sequence[Any]) -> "Fault":
+    def from_wire(cls, v: Sequence[Any]) -> Fault:
         return cls(v[0], str(v[1]), v[2], str(v[3]) if len(v) > 3 else "")
 
     def __str__(self) -> str:
@@ -72,7 +73,7 @@ class Verdict:
         return {"fair": self.fair, "faults": [f.to_wire() for f in self.faults]}
 
     @classmethod
-    def from_wire(cls, v: Mapping[str, Any]) -> "Verdict":
+    def from_wire(cls, v: Mapping[str, Any]) -> Verdict:
         return cls([Fault.from_wire(f) for f in v.get("faults", [])])
 
     def __str__(self) -> str:
@@ -164,8 +165,8 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
             faults.append(Fault(None, "broken_chain", i,
                                 f"seat {seat}'s messages are missing or reordered before "
                                 f"this one (seq {e.get('seq')!r}, expected {seq})"))
-        chains[seat] = ((e.get("seq") if isinstance(e.get("seq"), int) else seq) + 1,
-                        signing.entry_hash(e))
+        got = e.get("seq")
+        chains[seat] = ((got if isinstance(got, int) else seq) + 1, signing.entry_hash(e))
         try:
             _collect(log, i, seat, t, e, faults)
         except (KeyError, TypeError, ValueError) as exc:
@@ -190,9 +191,8 @@ def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
         log.actions.append((i, seat, e))
     elif t == "alarm":
         log.alarms.append((i, seat, e))
-    elif t == "reveal":
-        if seat not in log.reveals:
-            log.reveals[seat] = (i, bytes(e["seed"]))
+    elif t == "reveal" and seat not in log.reveals:
+        log.reveals[seat] = (i, bytes(e["seed"]))
 
 
 # --------------------------------------------------------------------------- the audit
@@ -262,6 +262,7 @@ def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
                                         f"{kind} output at positions {bad[:6]} is no valid "
                                         "group element"))
                 else:
+                    assert isinstance(deck, list)
                     diff = [j for j in range(n) if deck[j] != expected[j]]
                     faults.append(Fault(seat, f"wrong_{kind}", idx,
                                         f"{len(diff)} of {n} points differ from what its seed "
@@ -296,17 +297,17 @@ def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
 
     # sealed envelopes
     for idx, seat, e in log.sealed:
-        sec = secrets.get(seat)
+        sender = secrets.get(seat)
         to = e["to"]
-        if sec is None or to not in log.commits:
+        if sender is None or to not in log.commits:
             continue
         try:
-            keys = open_box(sec.x25519_private, log.commits[to][2], log.hand_id, seat, to,
+            keys = open_box(sender.x25519_private, log.commits[to][2], log.hand_id, seat, to,
                             e["seq"], e["positions"], e["box"])
         except EnvelopeError as exc:
             faults.append(Fault(seat, "bad_envelope", idx, str(exc)))
             continue
-        wrong = [p for p, k in zip(e["positions"], keys) if k != sec.lock_key(p)]
+        wrong = [p for p, k in zip(e["positions"], keys) if k != sender.lock_key(p)]
         if wrong:
             faults.append(Fault(seat, "bad_envelope", idx,
                                 f"the envelope to seat {to} holds wrong keys for {wrong[:6]}"))

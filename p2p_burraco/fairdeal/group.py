@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import hashlib
 import struct
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Iterable, Sequence
 
 import nacl.bindings  # noqa: F401  (runs sodium_init before the raw library is used)
 from nacl._sodium import ffi, lib

@@ -9,7 +9,8 @@ The table layer (p2p_burraco.table) does the same with a rules engine deciding e
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -63,7 +64,7 @@ class LocalTable:
 
     @classmethod
     def new(cls, n_seats: int, deck_id: str, n_cards: int, audience: Audience,
-            base: bytes = b"local") -> "LocalTable":
+            base: bytes = b"local") -> LocalTable:
         ids = [deterministic_identity(base, str(s)) for s in range(n_seats)]
         hs = make_hand_start(hand_id=hand_id_for(hashlib.sha256(base).digest()[:16], 0),
                              n_seats=n_seats, deck_id=deck_id, n_cards=n_cards,

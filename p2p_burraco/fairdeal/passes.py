@@ -11,11 +11,19 @@ from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from .derive import SeatSecrets
-from .group import (POINT_BYTES, BadPoint, batch_invert, card_points, mul, mul_each, mul_one_key,
-                    scalar_product)
+from .group import (
+    POINT_BYTES,
+    BadPoint,
+    batch_invert,
+    card_points,
+    mul,
+    mul_each,
+    mul_one_key,
+    scalar_product,
+)
 
 DECK_DOMAIN = b"p2p-burraco/deck/v1\x00"
 

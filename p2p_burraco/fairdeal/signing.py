@@ -11,7 +11,8 @@ whichever node re-encodes it.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import msgpack
 from cryptography.exceptions import InvalidSignature
@@ -23,18 +24,19 @@ CHAIN_DOMAIN = b"p2p-burraco/transcript/v1\x00"
 
 
 _LEAVES = (bytes, str, int, bool, type(None))
+_LEAF_TYPES = frozenset(_LEAVES)
 
 
 def _sorted(value: Any) -> Any:
     t = type(value)
-    if t in _LEAVES:
+    if t in _LEAF_TYPES:
         return value
-    if t is dict or isinstance(value, Mapping):
-        return {k: _sorted(value[k]) for k in sorted(value)}
     if t is list or t is tuple:
-        if all(type(v) in _LEAVES for v in value):
+        if _LEAF_TYPES.issuperset(map(type, value)):
             return value
         return [_sorted(v) for v in value]
+    if t is dict or isinstance(value, Mapping):
+        return {k: _sorted(value[k]) for k in sorted(value)}
     if isinstance(value, float):
         raise TypeError("floats are not allowed in signed messages")
     if isinstance(value, _LEAVES):  # subclasses (IntEnum, …) encode as their base type
@@ -44,7 +46,8 @@ def _sorted(value: Any) -> Any:
 
 def canonical(value: Any) -> bytes:
     """Canonical msgpack bytes of a wire value (sorted keys)."""
-    return msgpack.packb(_sorted(value), use_bin_type=True)
+    out: bytes = msgpack.packb(_sorted(value), use_bin_type=True)
+    return out
 
 
 def signed_bytes(msg: Mapping[str, Any]) -> bytes:

@@ -14,8 +14,9 @@ reordering or editing any entry changes it and the seats' sign-offs no longer ma
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import msgpack
 
@@ -29,7 +30,7 @@ class TranscriptError(ValueError):
     """A file that is not a transcript at all (the audit cannot even start)."""
 
 
-def log_hash(entries: list[Mapping[str, Any]]) -> bytes:
+def log_hash(entries: Sequence[Mapping[str, Any]]) -> bytes:
     head = signing.chain_start()
     for e in entries:
         head = signing.chain_step(head, signing.entry_hash(e))
@@ -55,15 +56,16 @@ class Transcript:
         return {"format": FORMAT, "entries": self.entries, "hand_end": self.hand_end, "sign_offs": self.sign_offs}
 
     def to_bytes(self) -> bytes:
-        return msgpack.packb(self.to_wire(), use_bin_type=True)
+        out: bytes = msgpack.packb(self.to_wire(), use_bin_type=True)
+        return out
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "Transcript":
+    def from_bytes(cls, data: bytes) -> Transcript:
         if len(data) > MAX_TRANSCRIPT_BYTES:
             raise TranscriptError("file too large for a transcript")
         try:
             value = msgpack.unpackb(data, raw=False, strict_map_key=True, use_list=True)
-        except Exception as exc:  # msgpack raises many kinds on garbage
+        except (ValueError, TypeError, msgpack.UnpackException) as exc:
             raise TranscriptError(f"not msgpack: {type(exc).__name__}: {exc}") from None
         if not isinstance(value, dict) or value.get("format") != FORMAT:
             raise TranscriptError(f"not a {FORMAT} file")
@@ -87,6 +89,6 @@ class Transcript:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: str) -> "Transcript":
+    def load(cls, path: str) -> Transcript:
         with open(path, "rb") as f:
             return cls.from_bytes(f.read())

@@ -9,7 +9,8 @@ gets an `error` frame naming its seq and a stable code; the subclass never sees 
 from __future__ import annotations
 
 import logging
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from twisted.internet.protocol import Protocol
 from twisted.python.failure import Failure

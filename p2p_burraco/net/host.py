@@ -14,9 +14,10 @@ import logging
 import os
 import secrets
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred
@@ -72,7 +73,7 @@ class HostConnection(FrameProtocol):
 
     role = wire.HOST
 
-    def __init__(self, node: "HostNode") -> None:
+    def __init__(self, node: HostNode) -> None:
         super().__init__()
         self.node = node
         self.state = "hello"            # hello → auth → ready
@@ -90,6 +91,8 @@ class HostConnection(FrameProtocol):
         super().connectionMade()
         if hasattr(self.transport, "setTcpKeepAlive"):
             self.transport.setTcpKeepAlive(1)
+        if hasattr(self.transport, "setTcpNoDelay"):
+            self.transport.setTcpNoDelay(True)   # small frames: no Nagle / delayed-ACK stall
         self._timeout = self.node.reactor.callLater(self.node.config.handshake_timeout,
                                                     self._handshake_timeout)
 
@@ -201,14 +204,14 @@ class HostConnection(FrameProtocol):
 class Lobby:
     """Tables by id, and the lobby requests (list, create, join, leave)."""
 
-    def __init__(self, node: "HostNode") -> None:
+    def __init__(self, node: HostNode) -> None:
         self.node = node
         self.tables: dict[str, TableRoom] = {}
         self._next = 1
 
     def create(self, game: str, variant: str | None, players: int | None,
                target: int | None, hands: int | None,
-               options: dict[str, Any] | None = None) -> "TableRoom":
+               options: dict[str, Any] | None = None) -> TableRoom:
         """Open a table; ValueError (→ lobby.bad_config) naming what is wrong."""
         if len(self.tables) >= self.node.config.max_tables:
             raise WireError("lobby.too_many_tables",
@@ -220,7 +223,7 @@ class Lobby:
         self.tables[table_id] = room
         return room
 
-    def seat_of(self, identity: bytes) -> tuple["TableRoom | None", int | None]:
+    def seat_of(self, identity: bytes) -> tuple[TableRoom | None, int | None]:
         """The table and seat this identity holds (a match not over), if any."""
         for room in self.tables.values():
             if room.status == "over":
@@ -288,7 +291,7 @@ class SeatSlot:
 class TableRoom:
     """One table: its seats, its match and the HostTable that referees it."""
 
-    def __init__(self, node: "HostNode", table_id: str, game: str, variant: str | None,
+    def __init__(self, node: HostNode, table_id: str, game: str, variant: str | None,
                  players: int | None, target: int | None, hands: int | None,
                  options: dict[str, Any]) -> None:
         from ..games import get_game
@@ -364,8 +367,7 @@ class TableRoom:
                             ref=ref)
         slot = self.slots[seat]
         slot.name, slot.identity, slot.conn = conn.peer_name, conn.peer_identity, conn
-        slot.bot = conn.peer_name.startswith("bot-") and conn.transport is not None and \
-            self.node.is_own_bot(conn.peer_identity)
+        slot.bot = self.node.is_own_bot(conn.peer_identity)
         conn.room, conn.seat = self, seat
         conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
         self.broadcast_lobby()
@@ -578,11 +580,11 @@ class HostNode(ServerFactory):
         self.lobby = Lobby(self)
         self.port: IListeningPort | None = None
         self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
-        self._random = secrets.token_bytes
+        self._random: Callable[[int], bytes] = secrets.token_bytes
         if config.seed is not None:
             import random
             rng = random.Random(config.seed)
-            self._random = lambda n: rng.randbytes(n)
+            self._random = rng.randbytes
         if config.default_table:
             self.lobby.create(config.game, config.variant, config.players, config.target,
                               config.hands, config.match_options)
@@ -615,10 +617,11 @@ class HostNode(ServerFactory):
         peer.start()
         return peer
 
-    def table_over(self, room: "TableRoom") -> None:
+    def table_over(self, room: TableRoom) -> None:
         """A table's match ended; fire `all_done` when the host has nothing left to run."""
-        if self.config.exit_when_done and not self.all_done.called and \
-                all(r.status == "over" for r in self.lobby.tables.values()):
+        tables = list(self.lobby.tables.values())
+        if self.config.exit_when_done and not self.all_done.called and tables and \
+                tables[0].status == "over" and all(r.status != "playing" for r in tables):
             self.all_done.callback(None)
 
     def is_own_bot(self, identity: bytes) -> bool:

@@ -14,11 +14,11 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.address import IPv4Address
+from twisted.internet.error import ConnectionDone, ConnectionLost
 from twisted.internet.interfaces import IProtocol
 from twisted.internet.protocol import ClientFactory, Factory
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.python.failure import Failure
-from twisted.internet.error import ConnectionDone, ConnectionLost
 
 from .. import wire
 from ..wire import Frame
@@ -223,3 +223,63 @@ class ScriptedPeer(FrameProtocol):
     @property
     def closed(self) -> bool:
         return self.lost_reason is not None
+
+
+class HoldingController:
+    """Wraps a SeatController; while `hold` is set, `your_turn` is parked until `release()`.
+    Lets a test stop a table at a known turn and poke it with bad input."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.hold = False
+        self.parked: tuple[Any, int, Any] | None = None
+        self.rejections: list[str] = []
+
+    def hand_started(self, state: Any, seat: int) -> None:
+        self.inner.hand_started(state, seat)
+
+    def your_turn(self, state: Any, seat: int, submit: Any) -> None:
+        if self.hold:
+            self.parked = (state, seat, submit)
+            return
+        self.inner.your_turn(state, seat, submit)
+
+    def release(self) -> None:
+        assert self.parked is not None, "no turn is parked"
+        state, seat, submit = self.parked
+        self.parked = None
+        self.hold = False
+        self.inner.your_turn(state, seat, submit)
+
+    def rejected(self, state: Any, seat: int, error: str) -> None:
+        self.rejections.append(error)
+        self.inner.rejected(state, seat, error)
+
+    def notify(self, event: dict[str, Any]) -> None:
+        self.inner.notify(event)
+
+    def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
+        self.inner.hand_ended(state, result, verdict)
+
+    def match_ended(self, standings: dict[str, Any]) -> None:
+        self.inner.match_ended(standings)
+
+
+def start_table(net: Loopback, config: Any, controllers: list[Any],
+                bot_controller: Any = None) -> tuple[Any, list[Any]]:
+    """A HostNode on `net` and one PeerNode per controller, seated in order (seat i gets
+    controllers[i]); pumps until the network is quiet."""
+    from .host import HostNode
+    from .peer import PeerConfig, PeerNode
+
+    host = HostNode(net.clock, config, bot_controller=bot_controller)
+    host.bot_connector = lambda: LoopbackConnector(net, host)
+    peers = []
+    for i, ctl in enumerate(controllers):
+        peer = PeerNode(net.clock, PeerConfig(name=f"seat{i}", seat=i, reconnect_delay=0.5),
+                        ctl, connector=LoopbackConnector(net, host))
+        peer.start()
+        peers.append(peer)
+        net.pump()
+    net.pump()
+    return host, peers

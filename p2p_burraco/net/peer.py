@@ -10,9 +10,10 @@ identity, and the host gives the seat back while the grace period runs.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.defer import Deferred
@@ -76,7 +77,7 @@ class PeerConnection(FrameProtocol):
 
     role = wire.PEER
 
-    def __init__(self, node: "PeerNode") -> None:
+    def __init__(self, node: PeerNode) -> None:
         super().__init__()
         self.node = node
         self.state = "hello"
@@ -88,6 +89,8 @@ class PeerConnection(FrameProtocol):
         super().connectionMade()
         if hasattr(self.transport, "setTcpKeepAlive"):
             self.transport.setTcpKeepAlive(1)
+        if hasattr(self.transport, "setTcpNoDelay"):
+            self.transport.setTcpNoDelay(True)   # small frames: no Nagle / delayed-ACK stall
         self.send("hello", {"versions": list(range(wire.PROTOCOL_VERSIONS[0],
                                                    wire.PROTOCOL_VERSIONS[1] + 1)),
                             "software": SOFTWARE, "name": self.node.config.name,
@@ -178,7 +181,7 @@ class PeerNode(ClientFactory):
         if config.seed is not None:
             import random
             rng = random.Random(config.seed)
-            self._random = lambda n: rng.randbytes(n)
+            self._random = rng.randbytes
         self.seat_client: Any = None
         self.table_info: dict[str, Any] = {}
         self.events: list[dict[str, Any]] = []   # every host error received (for tests/logs)
@@ -190,12 +193,13 @@ class PeerNode(ClientFactory):
         self._resync_batch: list[dict[str, Any]] | None = None
         self._resync_marker = -1
         self._pings = 0
+        self._resent_seq: int | None = None
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
 
     # --- lifecycle -----------------------------------------------------------------
-    def start(self) -> "Deferred[dict[str, Any]]":
+    def start(self) -> Deferred[dict[str, Any]]:
         self.connector(self)
         return self.done
 
@@ -256,6 +260,7 @@ class PeerNode(ClientFactory):
     # --- after the handshake ---------------------------------------------------------
     def ready(self, conn: PeerConnection, body: dict[str, Any]) -> None:
         self._lost_since = None
+        self._resent_seq = None
         if self.expected_host is None:
             self.expected_host = conn.host_identity
         if body["table"] is not None and body["seat"] is not None:
@@ -279,13 +284,18 @@ class PeerNode(ClientFactory):
         self.events.append(body)
         log.info("host refused: %s %s", body["code"], body["message"])
         if body["fatal"]:
+            conn = self.conn
+            if conn is not None and conn.state == "ready" and self.seat is not None and \
+                    not body["code"].startswith(("hello.", "auth.", "host.shutdown")):
+                return   # the host closes this connection; we come back and resync
             self.fail(PeerError(body["message"], body["code"]))
             return
         if body["code"].startswith("lobby.") and self.seat is None:
             # could not sit down: nothing else to do for an automatic peer
             self.fail(PeerError(body["message"], body["code"]))
             return
-        self.table_error(body)
+        if body["code"].startswith("table."):
+            self.table_error(body)
 
     def frame(self, conn: PeerConnection, frame: Frame) -> None:
         t, b = frame.type, frame.body
@@ -435,6 +445,9 @@ class PeerNode(ClientFactory):
         """A refusal of one of our table messages: the SeatClient tells its controller."""
         if self.seat_client is None:
             return
+        if body.get("ref") is not None and body.get("ref") == self._resent_seq:
+            log.info("the host already had our re-sent message: %s", body["message"])
+            return
         msg = {"type": "error", **body}
         self._send_table(self.seat_client.receive(msg))
 
@@ -462,7 +475,12 @@ class PeerNode(ClientFactory):
         if inflight is not None:
             seen = {signing.entry_hash(m) for m in batch}
             if signing.entry_hash(inflight) not in seen and inflight not in replies:
-                replies = [inflight, *replies]
+                # maybe lost with the old socket, maybe held by the host (a commitment is
+                # relayed only once all are in): send it again; if the host already has it,
+                # its refusal is about this copy only and must not reach the seat logic
+                self._send_table([inflight])
+                if self.conn is not None:
+                    self._resent_seq = self.conn.send_seq.last
         self._send_table(replies)
 
     def _next_ping(self) -> int:

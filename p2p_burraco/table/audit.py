@@ -13,17 +13,22 @@ runs `audit_transcript` on a file. Both give the same verdict for the same log.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
-
+from typing import Any
 
 from ..fairdeal.audit import Fault, Verdict, audit_log
 from ..fairdeal.audit import audit as fairdeal_audit
 from ..fairdeal.deal import DealError, PublicDeal
 from ..fairdeal.transcript import Transcript
-from ..games.base import (ActionSyntaxError, HandResult, HandState, RuleViolation,
-                          check_cards_conserved)
-from .replica import ReplicaError, build_hand, build_match, void_result
+from ..games.base import (
+    ActionSyntaxError,
+    HandResult,
+    HandState,
+    RuleViolation,
+    check_cards_conserved,
+)
+from .replica import ReplicaError, build_hand, build_match, public_positions, void_result
 
 # Gate refusals the replay reports; chain, signature and pass problems are the fair-deal
 # audit's (reported there with the same message numbers).
@@ -34,6 +39,10 @@ _REPLAY_CODES = {
     "table.wrong_phase": "out_of_phase",
     "table.bad_message": "malformed",
 }
+
+
+UNFAIR = "unfair"
+"""The void reason recorded for a hand that ended normally but failed its audit."""
 
 
 @dataclass
@@ -65,6 +74,21 @@ def _incidents(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def _reveal_public(hand: HandState, deal: PublicDeal, i: int, faults: list[Fault]) -> None:
+    """Decode the public positions whose keys are all out, as the host did at this point."""
+    todo = [p for p in public_positions(hand) if p not in deal.public_cards
+            and not deal.missing_keys(p)]
+    for pos, card in deal.decode_public(todo).items():
+        if card is None:
+            continue  # the hand was voided here; the fair-deal audit names whose key it was
+        try:
+            hand.learn(pos, card)
+        except ValueError as exc:
+            faults.append(Fault(None, "contradiction", i, str(exc)))
+            continue
+        deal.learn_public(pos, card)
+
+
 def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit:
     hs = entries[0]
     report = HandAudit(verdict, hs)
@@ -80,15 +104,16 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit
         _learn_all(start, verdict.deal)
         _learn_all(hand, verdict.deal)
     else:
-        report.notes.append("the deal cannot be re-derived: the game replay checks only "
-                            "entitlement")
+        report.notes.append("the deal cannot be re-derived: the game is replayed with the "
+                            "cards shown face up only")
     deal = PublicDeal(hs, verify_signatures=False)
-    refused: dict[int, list[Mapping[str, Any]]] = {}
+    refused: dict[int, list[dict[str, Any]]] = {}
     for inc in _incidents(entries):
         if inc.get("code") == "table.not_entitled" and isinstance(inc.get("at"), int):
             refused.setdefault(inc["at"], []).append(inc)
     full = verdict.deal is not None
     voided = False
+    void_reason = UNFAIR
     for i in range(1, len(entries) + 1):
         for inc in refused.get(i, []):
             msg = inc["msg"]
@@ -109,6 +134,7 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit
             deal.append_host_entry(e)
             deal.begin_reveal()
             voided = True
+            void_reason = str(e.get("reason") or "void")
             continue
         if t == "reveal" and deal.phase == "deal" and hand.is_over:
             deal.begin_reveal()
@@ -123,7 +149,9 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit
             deal.apply(e)
         except (KeyError, TypeError, ValueError):
             continue  # malformed: the fair-deal audit has named it
-        if t == "action" and full:
+        if t == "release" and deal.locked is not None:
+            _reveal_public(hand, deal, i, faults)
+        if t == "action":
             seat = e["seat"]
             try:
                 action = hand.action_from_wire(e.get("action") or {})
@@ -138,6 +166,8 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit
                 check_cards_conserved(hand)
             except AssertionError as exc:
                 faults.append(Fault(None, "cards_not_conserved", i, str(exc)))
+            if not hand.is_over:
+                _reveal_public(hand, deal, i, faults)
     report.final = hand
     report.voided = voided
     if full and not voided and not hand.is_over:
@@ -147,7 +177,7 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit
         report.result = hand.result()
     else:
         try:
-            report.result = void_result(build_match(hs), "voided" if voided else "unfair")
+            report.result = void_result(build_match(hs), void_reason)
         except ReplicaError:
             report.result = None
     return report
@@ -169,10 +199,10 @@ def audit_transcript(t: Transcript) -> HandAudit:
         return HandAudit(verdict, t.entries[0])
     report = _replay(t.entries, verdict)
     end = t.hand_end
-    if end is not None and report.result is not None:
-        if end.get("result") != report.result.to_wire():
-            verdict.faults.append(Fault(None, "wrong_result", None,
-                                        "the recorded score is not what the log leads to"))
+    if end is not None and report.result is not None \
+            and end.get("result") != report.result.to_wire():
+        verdict.faults.append(Fault(None, "wrong_result", None,
+                                    "the recorded score is not what the log leads to"))
     recorded = (end or {}).get("verdict")
     if isinstance(recorded, Mapping) and bool(recorded.get("fair")) != verdict.fair \
             and not any(f.what in ("tampered", "incomplete") for f in verdict.faults):

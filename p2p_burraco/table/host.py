@@ -20,8 +20,9 @@ sign-offs → the transcript is handed to `on_transcript` → the next hand (or 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from ..fairdeal.audit import Verdict
 from ..fairdeal.deal import DealError, PublicDeal
@@ -30,7 +31,7 @@ from ..fairdeal.transcript import Transcript
 from ..games import get_game
 from ..games.base import ActionSyntaxError, HandResult, HandState, Match, RuleViolation
 from . import messages as M
-from .audit import audit_hand
+from .audit import UNFAIR, audit_hand
 from .replica import build_hand, public_positions, void_result
 
 
@@ -389,8 +390,7 @@ class HostTable:
                     hand.learn(pos, card)
             result = hand.result()
         else:
-            why = self.void_reason or "the audit found a deviation"
-            result = void_result(self.match, why)
+            result = void_result(self.match, self.void_reason or UNFAIR)
         self.match.record(result)
         self.history.append(result.to_wire())
         self._result = result

@@ -13,7 +13,8 @@ import hashlib
 import os
 import random
 from collections import deque
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -93,6 +94,7 @@ class InProcessTable:
                       for s in range(cfg.players)]
         self.to_seats: deque[Outgoing] = deque()
         self.to_host: deque[tuple[int, dict[str, Any]]] = deque()
+        self.disconnected: set[int] = set()
         self.delivered = 0
 
     def _seed_for(self, hand_id: bytes, seat: int) -> bytes:
@@ -101,20 +103,29 @@ class InProcessTable:
     def post(self, out: list[Outgoing]) -> None:
         self.to_seats.extend(out)
 
-    def pump(self, limit: int = MAX_MESSAGES_PER_HAND) -> None:
-        """Deliver until both queues are empty (RuntimeError past `limit` messages)."""
+    def pump(self, limit: int = MAX_MESSAGES_PER_HAND,
+             until: Callable[[], bool] | None = None) -> None:
+        """Deliver until both queues are empty, or `until()` holds (checked before each
+        delivery); RuntimeError past `limit` messages. Seats in `disconnected` neither
+        receive nor send (as if their connection were down)."""
         n = 0
         while self.to_seats or self.to_host:
+            if until is not None and until():
+                return
             n += 1
             if n > limit:
                 raise RuntimeError(f"the table did not settle within {limit} messages")
             if self.to_host:
                 seat, msg = self.to_host.popleft()
+                if seat in self.disconnected:
+                    continue
                 self.to_seats.extend(self.host.receive(seat, msg))
                 continue
             to, msg = self.to_seats.popleft()
             targets = range(len(self.seats)) if to is None else (to,)
             for s in targets:
+                if s in self.disconnected:
+                    continue
                 for reply in self.seats[s].receive(msg):
                     self.to_host.append((s, reply))
         self.delivered += n

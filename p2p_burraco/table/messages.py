@@ -25,7 +25,8 @@ Who authors what
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 PROTOCOL_ID = "p2p-burraco/fairdeal/v1"
 """Named in every `hand_start`; a peer refuses a hand of a protocol it does not speak."""
@@ -134,7 +135,6 @@ ERROR_CODES: dict[str, str] = {
     "table.bad_message": "fields that disagree with each other (list lengths, values)",
     "table.bad_deck": "a pass with the wrong number of points, or the same point twice",
     "table.bad_input": "a pass built on a deck other than the current one",
-    "table.bad_point": "a point that is not a valid element of the prime-order group",
     "table.bad_proof": "a face-up card whose check K·P[card] == L[pos] fails (voids the hand)",
     "table.unknown_position": "a position outside the deck, or not hidden in the sender's hand",
     "table.not_entitled": "a key released for an audience the public state does not name "
@@ -150,7 +150,7 @@ ERROR_CODES: dict[str, str] = {
 """Stable codes of table-level refusals (the transport's `error` message carries them)."""
 
 VOIDING_CODES: frozenset[str] = frozenset({
-    "table.bad_deck", "table.bad_point", "table.bad_proof", "table.not_entitled",
+    "table.bad_deck", "table.bad_proof", "table.not_entitled",
 })
 """Refusals of a validly signed message that prove a deviation: the hand is void."""
 

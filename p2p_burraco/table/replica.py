@@ -9,7 +9,8 @@ that into a fresh Match and asks it for the next hand.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from ..games import get_game
 from ..games.base import HandResult, HandState, Match, ScoreLine
@@ -38,7 +39,7 @@ def result_from_wire(d: Mapping[str, Any]) -> HandResult:
 def void_result(match: Match, reason_detail: str = "") -> HandResult:
     """Zero points for every side: what a voided hand records."""
     sides_raw = match.standings().get("sides") or [[s] for s in range(match.n_seats)]
-    sides = tuple(tuple(int(s) for s in side) for side in sides_raw)  # type: ignore[union-attr]
+    sides = tuple(tuple(int(s) for s in side) for side in sides_raw)
     extra: dict[str, Any] = {"void": reason_detail} if reason_detail else {}
     return HandResult(sides=sides, points=tuple(0 for _ in sides),
                       breakdown=tuple(() for _ in sides), reason="void", extra=extra)

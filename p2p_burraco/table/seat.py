@@ -20,7 +20,9 @@ never break the seat's chain.
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Mapping, Sequence
+from collections import deque
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -72,13 +74,14 @@ class SeatClient:
         self._pumping = False
 
     def _reset_hand(self) -> None:
-        self._inflight: dict[str, Any] | None = None
-        self._inflight_hash: bytes | None = None
+        # messages sent and not yet answered, oldest first: [entry hash, message, stale]. The
+        # host answers each in order — relayed back if accepted, an error if refused — so
+        # an error always belongs to the oldest one. Stale: sent before a hand_void, moot.
+        self._unresolved: deque[list[Any]] = deque()
         self._seen: set[bytes] = set()
         self._asked = False
         self._turn_token = 0
         self._pending: Action | None = None
-        self._rejections = 0
         self._alarm: tuple[str, list[int], int | None, str] | None = None
         self._alarmed = False
         self._hand_end: dict[str, Any] | None = None
@@ -114,8 +117,7 @@ class SeatClient:
         return out
 
     def _send(self, msg: dict[str, Any]) -> None:
-        self._inflight = msg
-        self._inflight_hash = signing.entry_hash(msg)
+        self._unresolved.append([signing.entry_hash(msg), msg, False])
         self.outbox.append(msg)
 
     # ------------------------------------------------------------------ incoming
@@ -165,8 +167,9 @@ class SeatClient:
         if h in self._seen:
             return
         self._seen.add(h)
-        if h == self._inflight_hash:
-            self._inflight = self._inflight_hash = None
+        if any(u[0] == h for u in self._unresolved):
+            while self._unresolved and self._unresolved.popleft()[0] != h:
+                pass
         msg = dict(msg)
         if hand.is_over and dealer.deal.phase == "deal":
             dealer.deal.begin_reveal()
@@ -174,13 +177,13 @@ class SeatClient:
                                entry_hash=h)
         mtype = msg["type"]
         if mtype == "hand_void":
+            for u in self._unresolved:
+                u[2] = True           # the host refuses them now: nothing waits on them
             self._notify("void", f"the hand is void: {msg.get('reason')} {msg.get('detail')}")
             return
         if mtype == "action":
             self._apply_action(index, msg)
-        elif mtype in ("release", "sealed"):
-            self._decode()
-        elif mtype == "lock" and dealer.deal.phase == "deal":
+        elif mtype in ("release", "sealed") or mtype == "lock" and dealer.deal.phase == "deal":
             self._decode()
         if dealer.problems and self._alarm is None:
             what, positions, ref, detail = dealer.problems[0]
@@ -201,7 +204,6 @@ class SeatClient:
             dealer.learn_public(pos, card)
         self._turn_token += 1
         self._asked = False
-        self._rejections = 0
         self._pending = None
         self.controller.notify({"type": "action", "seat": author, "action": str(action),
                                 "wire": msg.get("action")})
@@ -289,10 +291,9 @@ class SeatClient:
         text = f"{msg.get('code')}: {msg.get('message')}"
         if msg.get("rule"):
             text += f" [{msg['rule']}]"
-        inflight = self._inflight
-        self._inflight = self._inflight_hash = None
-        if inflight is not None and inflight.get("type") == "action" and self.hand is not None:
-            self._rejections += 1
+        refused = self._unresolved.popleft() if self._unresolved else None
+        if refused is not None and not refused[2] and refused[1].get("type") == "action" \
+                and self.hand is not None:
             self._asked = False
             self.controller.rejected(self.hand, self.seat, text)
             return
@@ -302,12 +303,16 @@ class SeatClient:
         self.controller.notify({"type": kind, "text": text})
 
     # ------------------------------------------------------------------ what is due
+    def _busy(self) -> bool:
+        """A live message is awaiting the host's answer (at most one is in flight)."""
+        return any(not u[2] for u in self._unresolved)
+
     def _pump(self) -> None:
         if self._pumping:
             return
         self._pumping = True
         try:
-            while self._inflight is None:
+            while not self._busy():
                 msg = self._next_message()
                 if msg is None:
                     break
@@ -366,14 +371,14 @@ class SeatClient:
         if self._pending is not None:
             action, self._pending = self._pending, None
             return self._action_message(action)
+        attempts = 0
         while not self._asked:
-            if self._rejections >= self.max_rejections:
+            attempts += 1
+            if attempts > self.max_rejections:   # a bot that never finds a legal move
                 raise RuntimeError(f"seat {self.seat}'s controller was refused "
-                                   f"{self._rejections} times in a row")
+                                   f"{self.max_rejections} times in a row")
             self._asked = True
-            token = self._turn_token
-            self.controller.your_turn(hand, self.seat,
-                                      lambda action: self._submit(token, action))
+            self.controller.your_turn(hand, self.seat, self._submitter(self._turn_token))
             if self._pending is not None:
                 action, self._pending = self._pending, None
                 return self._action_message(action)
@@ -390,6 +395,12 @@ class SeatClient:
                 return False
         return True
 
+    def _submitter(self, token: int) -> Callable[[Action], None]:
+        """The `submit` callback of one turn (a stale one is refused as too late)."""
+        def submit(action: Action) -> None:
+            self._submit(token, action)
+        return submit
+
     def _submit(self, token: int, action: Action) -> None:
         """The controller's decision (now or later): checked here against the replica so an
         honest seat never has a move refused (and never shows a key for nothing)."""
@@ -403,11 +414,9 @@ class SeatClient:
         try:
             trial.apply(self.seat, action)
         except RuleViolation as exc:
-            self._rejections += 1
             self._asked = False
             self.controller.rejected(hand, self.seat, f"{exc.message} [{exc.rule_id}]")
         except (ActionSyntaxError, ValueError, LookupError) as exc:
-            self._rejections += 1
             self._asked = False
             self.controller.rejected(hand, self.seat, str(exc))
         else:

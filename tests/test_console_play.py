@@ -1,0 +1,152 @@
+"""`p2p-burraco play` machinery end to end: a host on 127.0.0.1, bot peers in the other seats
+(each with its own secrets, dealt through the fair-deal protocol over real loopback TCP),
+and the console's peer, whose every move is fed as keystrokes through prompt-toolkit's pipe
+input. Runs in a child process because it installs Twisted's asyncio reactor."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+class Keys:
+    """The subset of the test Driver that feeds keys (no app handle needed)."""
+
+    def __init__(self, inp: Any) -> None:
+        self.input = inp
+
+    async def settle(self) -> None:
+        for _ in range(4):
+            await asyncio.sleep(0.003)
+
+    async def press(self, *keys: str) -> None:
+        from test_console_driver import KEYS
+        for key in keys:
+            self.input.send_text(KEYS.get(key, key))
+            await self.settle()
+
+    async def type(self, text: str, enter: bool = True) -> None:
+        self.input.send_text(text)
+        await self.settle()
+        if enter:
+            await self.press("enter")
+
+
+def child(game: str, players: int, data_dir: str, seed: int) -> int:
+    """Runs in the child: play one whole hand at seat 0 by keystrokes; print a summary."""
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    from twisted.internet import asyncioreactor
+
+    asyncioreactor.install(loop)
+    from prompt_toolkit.input import create_pipe_input
+    from test_console_driver import SizedOutput
+    from test_console_hands import play_burraco_action
+    from twisted.internet import reactor
+
+    from p2p_burraco.commands.play import start_play
+    from p2p_burraco.console.localtable import bot_strategy
+    from p2p_burraco.console.model import ConsoleModel
+
+    args = argparse.Namespace(game=game, variant=None, players=players, target=None, hands=1,
+                              seed=seed, name="Ann", bot_kind="greedy", port=0,
+                              data_dir=data_dir, offline=False)
+    model = ConsoleModel("Ann", game=game)
+    brain = bot_strategy(game, random.Random(seed))
+    summary: dict[str, Any] = {"errors": [], "moves": 0}
+
+    async def drive(keys: Keys) -> None:
+        while not model.outcomes:
+            await asyncio.sleep(0.01)
+            if not model.my_turn:
+                continue
+            preview = model.view_state
+            mine = [p for w, p in preview.physical_locations() if w == f"hand:{model.seat}"]
+            if model.staged and (preview.is_over or
+                                 any(preview.card_at(p) is None for p in mine)):
+                await keys.press("f7")
+                continue
+            action = brain.choose(preview, model.seat)
+            if game == "burraco":
+                await play_burraco_action(keys, model, action)  # type: ignore[arg-type]
+            else:
+                pos = action.pos  # type: ignore[attr-defined]
+                order = [p for p, _ in model.hand_cards()]
+                await keys.press("home", *["right"] * order.index(pos), "enter")
+            summary["moves"] += 1
+            if model.error:
+                summary["errors"].append(model.error)
+        outcome = model.outcomes[0]
+        summary.update(points=list(outcome.result.points), verdict=outcome.verdict,
+                       seat=model.seat, log=[ln.text for ln in model.log][-8:],
+                       mine=sum(1 for ln in model.log if ln.text.startswith("Ann: ")))
+        await keys.press("c-q")
+
+    with create_pipe_input() as inp:
+        result: dict[str, Any] = {}
+
+        def start() -> None:
+            d = start_play(reactor, args, input=inp, output=SizedOutput(100, 30), model=model)
+            task = asyncio.ensure_future(drive(Keys(inp)))
+
+            def done(rc: Any) -> None:
+                result["rc"] = rc if isinstance(rc, int) else repr(rc)
+                if not task.done():
+                    task.cancel()
+                reactor.stop()
+            d.addBoth(done)
+
+        def too_slow() -> None:
+            result["rc"] = "timeout"
+            summary["log"] = [ln.text for ln in model.log][-12:]
+            reactor.stop()
+
+        reactor.callWhenRunning(start)
+        reactor.callLater(100, too_slow)
+        reactor.run()
+    summary["rc"] = result.get("rc")
+    print("SUMMARY " + json.dumps(summary))
+    return 0
+
+
+def run_child(tmp_path: Path, game: str, players: int, seed: int) -> dict[str, Any]:
+    code = (f"import sys; sys.path.insert(0, {str(HERE)!r}); import test_console_play as t; "
+            f"sys.exit(t.child({game!r}, {players}, {str(tmp_path)!r}, {seed}))")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(HERE.parent), str(HERE)]))
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True,
+                          timeout=150, env=env, cwd=str(tmp_path))
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("SUMMARY ")]
+    assert proc.returncode == 0 and lines, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return json.loads(lines[-1][len("SUMMARY "):])
+
+
+@pytest.mark.slow
+@pytest.mark.network
+@pytest.mark.subprocess
+def test_play_burraco_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
+    s = run_child(tmp_path, "burraco", 2, seed=5)
+    assert s["rc"] == 0, s
+    assert s["verdict"] == "fair", s
+    assert s["errors"] == [], s
+    assert s["seat"] == 0 and s["moves"] > 3 and s["mine"] > 3, s
+    assert (tmp_path / "tables").is_dir()   # the host kept the hand's record
+
+
+@pytest.mark.slow
+@pytest.mark.network
+@pytest.mark.subprocess
+def test_play_briscola_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
+    s = run_child(tmp_path, "briscola", 2, seed=2)
+    assert s["rc"] == 0 and s["verdict"] == "fair" and s["errors"] == [], s
+    assert s["moves"] == 20 and sum(s["points"]) == 120, s

@@ -1,0 +1,157 @@
+"""The console as a session: deal progress, events from the table, `run_console_peer` (the
+entry point `join` uses), `play --offline`, and `play`'s refusals of bad options."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+from typing import Any
+
+import pytest
+from prompt_toolkit.input import create_pipe_input
+from test_console_driver import KEYS, SizedOutput
+
+from p2p_burraco.cli import main as cli_main
+from p2p_burraco.console import run_console_peer
+from p2p_burraco.console.model import ConsoleModel, hand_positions
+from p2p_burraco.games import get_game
+from p2p_burraco.selfplay import deal_known
+
+
+def fresh_hand(game: str = "burraco", players: int = 4) -> Any:
+    spec = get_game(game)
+    match = spec.new_match(spec.presets[spec.default_variant], players, first_dealer=0)
+    return match.new_hand()
+
+
+def test_progress_line_while_the_deal_runs() -> None:
+    """Before the keys arrive our cards are unknown: the console says how far the deal is,
+    from the table's progress events or, without them, from the replica itself."""
+    model = ConsoleModel("Ann")
+    replica = fresh_hand()
+    model.hand_started(replica, 0)
+    mine = hand_positions(replica, 0)
+    assert model.deal_progress() is not None and f"0/{len(mine)}" in model.deal_progress()
+    full = replica.copy()
+    deal_known(full, random.Random(1))
+    for pos in mine[:5]:
+        replica.learn(pos, full.card_at(pos))
+    assert f"5/{len(mine)}" in model.deal_progress()
+    model.notify({"type": "progress", "text": "shuffle pass", "done": 2, "total": 4})
+    assert model.deal_progress().startswith("shuffle pass") and "2/4" in model.deal_progress()
+    model.notify({"type": "progress", "text": "shuffle pass", "done": 4, "total": 4})
+    for pos in mine[5:]:
+        replica.learn(pos, full.card_at(pos))
+    assert model.deal_progress() is None
+
+
+def test_table_events_reach_the_screen_model() -> None:
+    model = ConsoleModel("Ann")
+    model.notify({"type": "seats", "names": ["Ann", "Bob", "Cy", "Di"], "you": 0})
+    model.notify({"type": "status", "text": "connected to 10.0.0.2:7777 as seat 0 of t1"})
+    model.notify({"type": "standings", "sides": [[0, 2], [1, 3]], "totals": [120, 340],
+                  "target": 2005, "hands": 1, "over": False, "winner": None})
+    model.notify({"type": "error", "text": "table.bad_action: nope"})
+    model.notify({"type": "tables", "tables": []})  # not for the screen: ignored
+    assert model.seat_name(1) == "Bob" and model.seat_name(0) == "Ann"
+    assert model.status == "online"
+    assert model.score_brief() == "A* 120 · B 340 → 2005"
+    assert model.error == "table.bad_action: nope"
+    model.notify({"type": "status", "text": "connection lost, reconnecting…"})
+    assert model.status == "reconnecting…"
+
+
+def _args(**kw: Any) -> argparse.Namespace:
+    return argparse.Namespace(name="Ann", game="briscola", target=None, variant=None, **kw)
+
+
+def test_run_console_peer_shows_a_failed_connection_and_quits_cleanly() -> None:
+    async def failing() -> None:
+        raise ConnectionRefusedError("cannot reach 127.0.0.1:1")
+
+    seen: dict[str, Any] = {}
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            model = ConsoleModel("Ann")
+            seen["model"] = model
+
+            def connect(controller: Any) -> Any:
+                seen["controller"] = controller
+                return failing()
+
+            task = asyncio.ensure_future(run_console_peer(
+                _args(), connect, model=model, input=inp, output=SizedOutput()))
+            for _ in range(200):
+                await asyncio.sleep(0.005)
+                if model.error:
+                    break
+            seen["error"] = model.error   # `quit` clears the message line
+            inp.send_text(KEYS["c-q"])
+            return await asyncio.wait_for(task, 5)
+
+    assert asyncio.run(main()) == 0
+    assert seen["controller"] is seen["model"]
+    model = seen["model"]
+    assert seen["error"] and "connection failed" in seen["error"]
+    assert model.status == "disconnected"
+    assert any("connection failed" in ln.text and "127.0.0.1:1" in ln.text for ln in model.log)
+
+
+def test_run_console_peer_disconnects_on_quit() -> None:
+    class Peer:
+        disconnected = False
+
+        def disconnect(self) -> None:
+            self.disconnected = True
+
+    peer = Peer()
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(run_console_peer(
+                _args(), lambda controller: peer, input=inp, output=SizedOutput()))
+            await asyncio.sleep(0.05)
+            inp.send_text("quit\r")
+            return await asyncio.wait_for(task, 5)
+
+    assert asyncio.run(main()) == 0 and peer.disconnected
+
+
+def test_play_offline_runs_the_console_against_local_bots() -> None:
+    from p2p_burraco.commands.play import run_offline
+
+    model = ConsoleModel("Ann", game="briscola")
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            args = argparse.Namespace(game="briscola", variant="standard", players=2,
+                                      target=None, hands=1, seed=3, name="Ann",
+                                      bot_kind="greedy")
+            task = asyncio.ensure_future(run_offline(args, input=inp, output=SizedOutput(),
+                                                     model=model))
+            for _ in range(400):
+                await asyncio.sleep(0.01)
+                if model.outcomes:
+                    break
+                if model.my_turn:
+                    inp.send_text("\r")       # Enter plays the card under the cursor
+            inp.send_text("esci\r")
+            return await asyncio.wait_for(task, 10)
+
+    assert asyncio.run(main()) == 0
+    assert model.outcomes and sum(model.outcomes[0].result.points) == 120
+    assert model.outcomes[0].verdict.startswith("not audited")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["play", "--players", "7"], "burraco fibur is played by"),
+    (["play", "--game", "briscola", "--players", "3"], "briscola standard is played by"),
+    (["play", "--variant", "nope"], "unknown burraco variant 'nope'"),
+])
+def test_play_refuses_bad_options_clearly(argv: list[str], message: str,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
