@@ -278,7 +278,7 @@ def test_briscola_typed_in_italian() -> None:
 def test_typed_line_is_validated_live_and_history_recalls_it() -> None:
     """While typing, the message line says whether the engine would take the step (rule id
     when not); nothing is staged until Enter. ↑ brings back an earlier line."""
-    model, table = burraco_play_phase()
+    model, _ = burraco_play_phase()
     meld = next(a for a in model.state.legal_actions(model.seat) if a.kind == "meld")
     hand = [c for _, c in model.hand_cards()]
 

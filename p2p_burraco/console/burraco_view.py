@@ -44,8 +44,10 @@ class BurracoPresenter(Presenter):
     # ------------------------------------------------------------------ actions
     def default_action(self, model: ConsoleModel) -> str | None:
         kinds = model.legal_kinds()
+        if model.my_turn and model.staged and (not kinds or model.hidden_in_hand()):
+            return "send"  # the hand ends, or the pozzetto comes in: lay it down first
         if not kinds:
-            return "send" if model.my_turn and model.staged else None
+            return None
         if "draw" in kinds or "take" in kinds or "take_top" in kinds:
             return "draw" if "draw" in kinds else "take"
         chosen = model.selected_cards()
@@ -72,7 +74,9 @@ class BurracoPresenter(Presenter):
         pz = ""
         if side is not None and v.get("pozzetti"):
             pz = " · pozzetto taken" if self.side_has_pozzetto(v, side) else " · pozzetto not yet"
-        return f"your hand ({len(model.hand_cards())}){pz}"
+        hidden = model.hidden_in_hand() if model.preview is not None else 0
+        more = f" + {hidden} of the pozzetto once sent" if hidden else ""
+        return f"your hand ({len(model.hand_cards())}{more}){pz}"
 
     # ------------------------------------------------------------------ drawing
     def meld_item(self, model: ConsoleModel, meld: dict[str, Any], staged: str = "") -> Line:

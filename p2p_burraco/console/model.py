@@ -278,6 +278,14 @@ class ConsoleModel:
         out.sort(key=lambda pc: (sort_key(pc[1]), pc[0]))
         return out
 
+    def hidden_in_hand(self) -> int:
+        """Cards in our (previewed) hand this replica cannot see yet — the pozzetto a staged
+        meld would pick up is only revealed once the steps reach the table."""
+        st = self.view_state
+        if st is None or self.seat is None:
+            return 0
+        return sum(1 for p in hand_positions(st, self.seat) if st.card_at(p) is None)
+
     def legal_kinds(self) -> tuple[str, ...]:
         st = self.view_state
         if st is None or self.seat is None or not self.my_turn:
@@ -302,6 +310,8 @@ class ConsoleModel:
 
     def turn_hint(self) -> str:
         """One line saying what the person can do now (from the engine's legal kinds)."""
+        if self.my_turn and self.staged and self.hidden_in_hand() and self.preview is not None:
+            return "your staged steps take the pozzetto: send them (F7) to see its cards"
         kinds = self.legal_kinds()
         if not kinds:
             if self.my_turn and self.staged:

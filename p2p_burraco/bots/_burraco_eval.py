@@ -1,0 +1,250 @@
+"""How the heuristic Burraco bot weighs a position: an estimate of its side's margin.
+
+`Evaluator` is built once per decision from what the seat may know (its own cards and the
+face-up ones, through `_seen`); it then scores the real state and any hypothetical copy the
+bot made by applying one of the engine's legal actions. A card the seat did not know in the
+real state (the pozzetto it would pick up, a partner's hand) stays an *unknown card* in every
+copy, worth the average — so the estimate never depends on a hidden card.
+
+The estimate, for each side, is
+
+- **table**: the points of its melds, the burraco bonus of those of seven cards or more
+  (the engine's `classify`), and for shorter melds a share of the bonus they may still
+  reach — a clean one counts toward the burraco pulito, a dirty one only toward the sporco;
+- **hands**: a known card is raw material early (worth a little, more if it links to others
+  or extends one of the side's melds) and a liability late (its points count against the side
+  when the hand ends); a wild kept in hand is worth a bonus until the very end;
+- **pozzetto**: a side that has not taken it is pushed to empty a hand (each card left costs,
+  up to the pozzetto penalty);
+
+and the margin is the seat's side minus the average of the others. "Late" (`urgency`) grows as
+the stock runs down and when an opposing side could close (pozzetto taken and a burraco down).
+Card points, bonuses and penalties all come from the preset's `RuleSet`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+from ..games.base import Pos, Seat
+from ..games.burraco import BurracoHand, classify
+from ..games.cards import Card, CardId
+from ._seen import seen_ids
+
+# --- weights (card points unless said otherwise) ----------------------------------------
+MATERIAL = 4.0             # an early known card is worth this much as raw material
+LINK = 3.0                 # per neighbour in a possible run / copy for a set (at most 2)
+EXTENDS_OWN = 6.0          # a card that extends one of the side's melds
+WILD_IN_HAND = 14.0        # a wild kept for the right moment (fades with urgency)
+LIABILITY_EARLY = 0.3      # share of a hand card's points counted against early …
+LIABILITY_LATE = 1.0       # … and late
+POTENTIAL_RUN = {3: 0.14, 4: 0.22, 5: 0.35, 6: 0.55}   # share of the bonus still to come
+POTENTIAL_SET = {3: 0.06, 4: 0.12, 5: 0.22, 6: 0.40}
+POZZETTO_PER_CARD = 9.0    # a side short of its pozzetto: per card of its emptiest hand
+THREAT_POZZETTO = 0.25     # urgency when an opposing side has its pozzetto …
+THREAT_CLOSE = 0.6         # … and a burraco too (it may close any turn)
+
+
+@dataclass
+class MeldFacts:
+    """A meld as the evaluation reads it (all of it is face up)."""
+
+    team: int
+    kind: str
+    cards: list[Card]
+    suit: object
+    start: int
+    end: int
+    wild: bool
+    wild_slot: int | None
+    length: int
+    cls: str | None        # the engine's classification: pulito / semipuro / sporco / None
+
+
+def _wild(card: Card) -> bool:
+    return card.rank in (0, 2)
+
+
+class Evaluator:
+    """A side-margin estimate for one seat, fixed to what that seat knew at decision time."""
+
+    def __init__(self, state: BurracoHand, seat: Seat) -> None:
+        self.seat = seat
+        self.rules = state.rules
+        self.n = state.n_seats
+        self.known: dict[Pos, CardId] = seen_ids(state, seat)
+        self.faces = state.deck.cards
+        deck_points = [self.rules.card_points(c) for c in self.faces]
+        self.avg_points = sum(deck_points) / len(deck_points)
+        start_stock = len(self.faces) - 11 * self.n - sum(len(p) for p in state.pozzetti) \
+            - (1 if state.schedule.face_up is not None else 0)
+        self.start_stock = max(1, start_stock)
+
+    # --- reading ------------------------------------------------------------------------
+    def card(self, pos: Pos) -> Card | None:
+        cid = self.known.get(pos)
+        return None if cid is None else self.faces[cid]
+
+    def melds(self, state: BurracoHand) -> list[MeldFacts]:
+        out = []
+        for m in state.melds.values():
+            cards = [self.card(p) for p in m.positions]
+            if any(c is None for c in cards):  # cannot happen: melds are face up
+                continue
+            faces = [c for c in cards if c is not None]
+            arr = m.arrangement()
+            cls = classify(faces, arr, self.rules)
+            out.append(MeldFacts(m.team, m.kind, faces, m.suit, arr.start, arr.end,
+                                 arr.wild is not None, arr.wild_slot(), len(faces), cls))
+        return out
+
+    # --- the estimate -------------------------------------------------------------------
+    def urgency(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
+        """0 early … 1 at the end: how much hand cards are a liability rather than material."""
+        time = 1.0 - min(1.0, state.stock_count / self.start_stock)
+        threat = 0.0
+        for other in {t for t in state.team_of if t != team}:
+            if other in state.team_pozzetto:
+                has_b = any(m.team == other and m.length >= 7 for m in melds)
+                threat = max(threat, THREAT_CLOSE if has_b else THREAT_POZZETTO)
+        return max(time, threat)
+
+    def margin(self, state: BurracoHand, hand_override: Sequence[Card] | None = None) -> float:
+        """The seat's side minus the average opposing side (see the module doc)."""
+        melds = self.melds(state)
+        my_team = state.team_of[self.seat]
+        teams = sorted(set(state.team_of))
+        others = [t for t in teams if t != my_team]
+        if state.is_over:
+            mine = self._final(state, my_team, melds)
+            theirs = [self._final(state, t, melds) for t in others]
+            return mine - (sum(theirs) / len(theirs) if theirs else 0.0)
+        mine = self._side(state, my_team, melds, hand_override)
+        theirs = [self._side(state, t, melds, None) for t in others]
+        return mine - (sum(theirs) / len(theirs) if theirs else 0.0)
+
+    def _side(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts],
+              hand_override: Sequence[Card] | None) -> float:
+        k = self.urgency(state, team, melds)
+        own = [m for m in melds if m.team == team]
+        value = sum(self.meld_value(m, k) for m in own)
+        seats = [s for s in range(self.n) if state.team_of[s] == team]
+        for s in seats:
+            if s == self.seat and hand_override is not None:
+                value += self.hand_value(list(hand_override), 0, own, k)
+                continue
+            cards: list[Card] = []
+            unknown = 0
+            for p in state.hands[s]:
+                c = self.card(p) if s == self.seat or self.seat in state.audience(p) else None
+                if c is None:
+                    unknown += 1
+                else:
+                    cards.append(c)
+            value += self.hand_value(cards, unknown, own, k)
+        # a pozzetto taken by a final discard waits face down: count it as unknown hand cards
+        for pz in state.pozzetti:
+            if pz.taken_by in seats and not pz.in_hand:
+                value += self.hand_value([], len(pz.positions), own, k)
+        if team not in state.team_pozzetto:
+            emptiest = min(len(state.hands[s]) for s in seats)
+            value -= min(float(self.rules.no_pozzetto_penalty), POZZETTO_PER_CARD * emptiest)
+        return value
+
+    def meld_value(self, m: MeldFacts, urgency: float) -> float:
+        pts = float(sum(self.rules.card_points(c) for c in m.cards))
+        if m.cls is not None:
+            return pts + self._bonus(m)
+        table = POTENTIAL_RUN if m.kind == "run" else POTENTIAL_SET
+        share = table.get(m.length, 0.0) * (1.0 - 0.8 * urgency)
+        target = self.rules.dirty_bonus if m.wild else self.rules.clean_bonus
+        return pts + share * target
+
+    def _bonus(self, m: MeldFacts) -> float:
+        """The preset's bonus for a burraco of the engine's class."""
+        if m.cls == "pulito":
+            return float(self.rules.clean_bonus)
+        if m.cls == "semipuro" and self.rules.semipuro_bonus is not None:
+            return float(self.rules.semipuro_bonus)
+        return float(self.rules.dirty_bonus) if m.cls else 0.0
+
+    def hand_value(self, cards: list[Card], unknown: int, own: Sequence[MeldFacts],
+                   urgency: float) -> float:
+        """Known cards by their links; unknown ones at the average."""
+        lia = LIABILITY_EARLY + (LIABILITY_LATE - LIABILITY_EARLY) * urgency
+        material = MATERIAL * (1.0 - urgency)
+        value = unknown * (material - lia * self.avg_points)
+        naturals = [c for c in cards if not _wild(c)]
+        for c in cards:
+            pts = self.rules.card_points(c)
+            if _wild(c):
+                value += WILD_IN_HAND * (1.0 - urgency) - lia * pts
+                continue
+            if any(extends(c, m) for m in own):
+                value += EXTENDS_OWN + material - lia * pts * 0.5
+                continue
+            value += material + LINK * min(2.0, self.links(c, naturals)) * (1.0 - 0.5 * urgency) \
+                - lia * pts
+        return value
+
+    def links(self, c: Card, others: Iterable[Card]) -> float:
+        """Neighbours of a card in a hand: same suit one or two ranks away, same rank."""
+        n = 0.0
+        ranks = _slots(c)
+        seen_run: set[int] = set()
+        for o in others:
+            if o is c:
+                continue
+            if o.suit is c.suit and o.rank != c.rank:
+                for a in ranks:
+                    for b in _slots(o):
+                        d = abs(a - b)
+                        if d in (1, 2) and b not in seen_run:
+                            seen_run.add(b)
+                            n += 1.0 if d == 1 else 0.5
+            elif o.rank == c.rank and self.rules.sets_allowed:
+                n += 0.7
+        return n
+
+    def _final(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
+        """A finished hand, scored with what is known (unknown hand cards at the average)."""
+        rules = self.rules
+        value = 0.0
+        for m in melds:
+            if m.team == team:
+                value += sum(rules.card_points(c) for c in m.cards)
+                value += self._bonus(m)
+        seats = [s for s in range(self.n) if state.team_of[s] == team]
+        if state.closed_by is not None and state.closed_by in seats:
+            value += rules.closing_bonus
+        for s in seats:
+            for p in state.hands[s]:
+                c = self.card(p) if self.seat in state.audience(p) and s == self.seat else None
+                value -= rules.card_points(c) if c is not None else self.avg_points
+        for pz in state.pozzetti:
+            if pz.taken_by in seats and not pz.in_hand and rules.unseen_pozzetto_as_hand:
+                value -= self.avg_points * len(pz.positions)
+        if team not in state.team_pozzetto:
+            value -= rules.no_pozzetto_penalty
+        return value
+
+
+def _slots(c: Card) -> tuple[int, ...]:
+    return (1, 14) if c.rank == 1 else (c.rank,)
+
+
+def extends(c: Card, m: MeldFacts) -> bool:
+    """Would this natural card plausibly go on this meld (an end of a run of its suit, the
+    slot its wild holds, or a set of its rank)? An estimate for weighing a hand — whether the
+    engine accepts it is asked separately when the bot actually attaches."""
+    if _wild(c) and not (m.kind == "run" and c.suit is m.suit):
+        return False
+    if m.kind == "set":
+        return c.rank == m.start
+    if c.suit is not m.suit:
+        return False
+    for s in _slots(c):
+        if s in (m.start - 1, m.end + 1) or (m.wild_slot is not None and s == m.wild_slot):
+            return True
+    return False
