@@ -36,7 +36,7 @@ from ._seen import seen_ids
 MATERIAL = 4.0             # an early known card is worth this much as raw material
 LINK = 3.0                 # per neighbour in a possible run / copy for a set (at most 2)
 EXTENDS_OWN = 6.0          # a card that extends one of the side's melds
-WILD_IN_HAND = 14.0        # a wild kept for the right moment (fades with urgency)
+WILD_OPTION = 15.0         # a wild kept for the right moment is worth more than its points
 LIABILITY_EARLY = 0.3      # share of a hand card's points counted against early …
 LIABILITY_LATE = 1.0       # … and late
 POTENTIAL_RUN = {3: 0.14, 4: 0.22, 5: 0.35, 6: 0.55}   # share of the bonus still to come
@@ -77,9 +77,7 @@ class Evaluator:
         self.faces = state.deck.cards
         deck_points = [self.rules.card_points(c) for c in self.faces]
         self.avg_points = sum(deck_points) / len(deck_points)
-        start_stock = len(self.faces) - 11 * self.n - sum(len(p) for p in state.pozzetti) \
-            - (1 if state.schedule.face_up is not None else 0)
-        self.start_stock = max(1, start_stock)
+        self.start_stock = max(1, len(self.faces) - state.schedule.stock_start)
 
     # --- reading ------------------------------------------------------------------------
     def card(self, pos: Pos) -> Card | None:
@@ -179,7 +177,8 @@ class Evaluator:
         for c in cards:
             pts = self.rules.card_points(c)
             if _wild(c):
-                value += WILD_IN_HAND * (1.0 - urgency) - lia * pts
+                # early: its points (it will go down) plus the choice of when; late: a debt
+                value += pts * (1.0 - 2.0 * urgency) + WILD_OPTION * (1.0 - urgency)
                 continue
             if any(extends(c, m) for m in own):
                 value += EXTENDS_OWN + material - lia * pts * 0.5

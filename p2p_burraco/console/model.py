@@ -306,7 +306,7 @@ class ConsoleModel:
             return None
         done = len(mine) - unknown
         bar = "#" * (20 * done // max(1, len(mine)))
-        return f"shuffling and dealing [{bar:<20}] {done}/{len(mine)} of your cards unlocked"
+        return f"unlocking your cards (fair deal) [{bar:<20}] {done}/{len(mine)}"
 
     def turn_hint(self) -> str:
         """One line saying what the person can do now (from the engine's legal kinds)."""

@@ -1,0 +1,201 @@
+"""The heuristic Burraco bot: weighs every step the engine offers against a side-margin
+estimate (`_burraco_eval.Evaluator`) and plays the best, one step at a time.
+
+- **Draw or take the pile.** Taking is tried on a copy (the pile is face up) and followed by
+  the melds it makes possible; drawing is worth one unknown card. Whichever estimate is
+  higher wins — so a pile that builds runs is taken, a pile of loose high cards late is not.
+- **Melding and attaching.** Each candidate meld or attachment is applied to a copy and
+  scored; the best is played while it beats stopping. The estimate counts a short clean meld
+  toward the burraco pulito and a dirty one only toward the sporco, and values a wild in hand
+  above its points until the hand nears its end — so wilds are kept until they complete a
+  burraco, take the side to the pozzetto, or would otherwise be caught in hand.
+- **Pozzetto and closing.** A side without its pozzetto pays per card of its emptiest hand
+  in the estimate, which pushes the hand down to zero (al volo, or a last discard); a closing
+  discard is scored as the finished hand and taken when that beats playing on.
+- **Discarding.** Each card is weighed by what the hand loses without it plus what it would
+  give the next seat when that seat is an opponent: a wild, or a card that extends one of its
+  melds, costs more the bigger the pile it lands on.
+
+Every candidate comes from `state.legal_actions`; copies are made with `state.copy()` and
+moved with `apply`, and the estimate reads only what the seat may know, so a copy that
+(in a full-knowledge selfplay replica) would reveal a pozzetto still scores it as unknown
+cards. All tie-breaks use the bot's own `rng`.
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import islice
+from typing import Iterable
+
+from ..games.base import Action, HandState, RuleViolation, Seat
+from ..games.burraco import Attach, BurracoHand, Discard, Draw, Meld, Redraw, Take, TakeTop
+from ..games.cards import Card
+from ._burraco_eval import Evaluator, extends
+
+MAX_CANDIDATES = 120       # meld/attach candidates weighed per step
+TAKE_LOOKAHEAD = 4         # melds simulated after taking the pile
+DRAW_LINK_HOPE = 3.0       # a drawn card may link with the hand
+MIN_GAIN = 0.5             # a meld must beat stopping by this much
+DANGER_WILD = 35.0
+DANGER_EXTENDS = 18.0
+DANGER_PER_PILE_CARD = 1.2
+DANGER_BASE_PER_PILE_CARD = 0.3
+
+
+class HeuristicBot:
+    """See the module docstring."""
+
+    name = "heuristic"
+
+    def __init__(self, rng: random.Random, max_candidates: int = MAX_CANDIDATES) -> None:
+        self.rng = rng
+        self.max_candidates = max_candidates
+
+    def choose(self, state: HandState, seat: Seat) -> Action:
+        if not isinstance(state, BurracoHand):
+            raise TypeError("the Burraco heuristic bot plays Burraco only")
+        if state.to_move != seat:
+            raise RuntimeError(f"it is not seat {seat}'s turn")
+        ev = Evaluator(state, seat)
+        if state.phase == "draw":
+            return self._draw_or_take(state, seat, ev)
+        return self._play(state, seat, ev)
+
+    # --- draw phase ---------------------------------------------------------------------
+    def _draw_or_take(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
+        actions = list(islice(state.legal_actions(seat), self.max_candidates))
+        if not actions:
+            raise RuntimeError(f"seat {seat} has no legal action in phase {state.phase}")
+        best: Action | None = None
+        best_value = -1e18
+        for a in actions:
+            if isinstance(a, Draw):
+                value = self._draw_value(state, ev)
+            elif isinstance(a, (Take, TakeTop)):
+                trial = state.copy()
+                try:
+                    trial.apply(seat, a)
+                except RuleViolation:
+                    continue
+                value = self._meld_out(trial, seat, ev, TAKE_LOOKAHEAD)
+            else:
+                continue
+            if value > best_value + 1e-9:
+                best, best_value = a, value
+        return best if best is not None else actions[0]
+
+    def _draw_value(self, state: BurracoHand, ev: Evaluator) -> float:
+        """The position now plus one unknown card (and the hope it links with the hand)."""
+        melds = ev.melds(state)
+        team = state.team_of[ev.seat]
+        k = ev.urgency(state, team, melds)
+        own = [m for m in melds if m.team == team]
+        one = ev.hand_value([], 1, own, k)
+        return ev.margin(state) + one + DRAW_LINK_HOPE * (1.0 - k)
+
+    def _meld_out(self, trial: BurracoHand, seat: Seat, ev: Evaluator, steps: int) -> float:
+        """Play the best melds on a copy for a few steps; the estimate where it stops."""
+        value = ev.margin(trial)
+        for _ in range(steps):
+            if trial.is_over or trial.to_move != seat or not self._hand_known(trial, seat, ev):
+                break
+            step = self._best_meld(trial, seat, ev)
+            if step is None or step[1] <= value + MIN_GAIN:
+                break
+            trial = step[2]
+            value = step[1]
+        return value
+
+    @staticmethod
+    def _hand_known(state: BurracoHand, seat: Seat, ev: Evaluator) -> bool:
+        """After a hypothetical pozzetto the hand holds cards the seat does not know yet:
+        no more moves are looked for then (they would depend on hidden cards)."""
+        return all(p in ev.known for p in state.hands[seat])
+
+    # --- play phase ---------------------------------------------------------------------
+    def _play(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
+        stop = ev.margin(state)
+        step = self._best_meld(state, seat, ev)
+        if step is not None and step[1] > stop + MIN_GAIN:
+            return step[0]
+        redraw = self._redraw(state, seat, ev)
+        if redraw is not None:
+            return redraw
+        return self._discard(state, seat, ev)
+
+    def _best_meld(self, state: BurracoHand, seat: Seat, ev: Evaluator
+                   ) -> tuple[Action, float, BurracoHand] | None:
+        best: tuple[Action, float, BurracoHand] | None = None
+        for a in self._plays(state, seat):
+            trial = state.copy()
+            try:
+                trial.apply(seat, a)
+            except RuleViolation:
+                continue
+            value = ev.margin(trial)
+            if best is None or value > best[1] + 1e-9:
+                best = (a, value, trial)
+        return best
+
+    def _plays(self, state: BurracoHand, seat: Seat) -> Iterable[Action]:
+        return islice((a for a in state.legal_actions(seat) if isinstance(a, (Meld, Attach))),
+                      self.max_candidates)
+
+    def _redraw(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action | None:
+        """Modificato's first turn: put the drawn card back when the hand is better off with
+        an unknown card instead (an isolated high card, say)."""
+        for a in state.legal_actions(seat):
+            if not isinstance(a, Redraw):
+                continue
+            card = state.deck[a.card[1]]
+            hand = self._my_cards(state, seat, ev)
+            without = list(hand)
+            without.remove(card)
+            melds = ev.melds(state)
+            team = state.team_of[seat]
+            own = [m for m in melds if m.team == team]
+            k = ev.urgency(state, team, melds)
+            keep = ev.hand_value(hand, 0, own, k)
+            swap = ev.hand_value(without, 1, own, k) + DRAW_LINK_HOPE * (1.0 - k)
+            return a if swap > keep else None
+        return None
+
+    @staticmethod
+    def _my_cards(state: BurracoHand, seat: Seat, ev: Evaluator) -> list[Card]:
+        return [c for c in (ev.card(p) for p in state.hands[seat]) if c is not None]
+
+    def _discard(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
+        discards = [a for a in state.legal_actions(seat) if isinstance(a, Discard)]
+        if not discards:
+            fallback = next(iter(state.legal_actions(seat)), None)
+            if fallback is None:
+                raise RuntimeError(f"seat {seat} has no legal action in phase {state.phase}")
+            return fallback
+        scored = []
+        for a in discards:
+            trial = state.copy()
+            try:
+                trial.apply(seat, a)
+            except RuleViolation:
+                continue
+            card = state.deck[a.card[1]]
+            value = ev.margin(trial) - self._danger(state, seat, ev, card)
+            scored.append((value, self.rng.random(), a))
+        if not scored:
+            return discards[0]
+        return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+    def _danger(self, state: BurracoHand, seat: Seat, ev: Evaluator, card: Card) -> float:
+        """What a discard gives the next seat, if that seat plays for another side."""
+        nxt = (seat + 1) % state.n_seats
+        their = state.team_of[nxt]
+        if their == state.team_of[seat]:
+            return 0.0
+        pile = len(state.pile) + 1
+        if card.rank in (0, 2):
+            return DANGER_WILD + DANGER_PER_PILE_CARD * pile
+        melds = [m for m in ev.melds(state) if m.team == their]
+        if any(extends(card, m) for m in melds):
+            return DANGER_EXTENDS + DANGER_PER_PILE_CARD * pile
+        return DANGER_BASE_PER_PILE_CARD * pile
