@@ -155,3 +155,17 @@ def test_play_refuses_bad_options_clearly(argv: list[str], message: str,
     assert cli_main(argv) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_the_console_never_loads_twisted() -> None:
+    """console/ knows prompt-toolkit only; the network side hands it callables."""
+    import subprocess
+    import sys
+
+    code = ("import sys, p2p_burraco.console, p2p_burraco.console.app, "
+            "p2p_burraco.console.localtable; "
+            "bad = [m for m in sys.modules if m.split('.')[0] == 'twisted']; "
+            "print(bad); sys.exit(1 if bad else 0)")
+    proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr[-500:]

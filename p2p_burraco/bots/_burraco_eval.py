@@ -41,7 +41,8 @@ LIABILITY_EARLY = 0.3      # share of a hand card's points counted against early
 LIABILITY_LATE = 1.0       # … and late
 POTENTIAL_RUN = {3: 0.14, 4: 0.22, 5: 0.35, 6: 0.55}   # share of the bonus still to come
 POTENTIAL_SET = {3: 0.06, 4: 0.12, 5: 0.22, 6: 0.40}
-POZZETTO_PER_CARD = 9.0    # a side short of its pozzetto: per card of its emptiest hand
+POZZETTO_PER_CARD = 15.0   # a side short of its pozzetto: per card of its emptiest hand
+CLOSE_PER_CARD = 10.0      # a side able to close soon: per card between it and the closing
 THREAT_POZZETTO = 0.25     # urgency when an opposing side has its pozzetto …
 THREAT_CLOSE = 0.6         # … and a burraco too (it may close any turn)
 
@@ -145,9 +146,11 @@ class Evaluator:
         for pz in state.pozzetti:
             if pz.taken_by in seats and not pz.in_hand:
                 value += self.hand_value([], len(pz.positions), own, k)
+        emptiest = min(len(state.hands[s]) for s in seats)
         if team not in state.team_pozzetto:
-            emptiest = min(len(state.hands[s]) for s in seats)
             value -= min(float(self.rules.no_pozzetto_penalty), POZZETTO_PER_CARD * emptiest)
+        elif any(m.cls is not None for m in own):
+            value -= min(float(self.rules.closing_bonus), CLOSE_PER_CARD * emptiest)
         return value
 
     def meld_value(self, m: MeldFacts, urgency: float) -> float:

@@ -165,7 +165,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
 
     from twisted.internet.defer import Deferred
 
-    from ..console import run_console_peer
+    from ..console import model_from_args, run_console_peer
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
@@ -193,6 +193,9 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
         return connect_peer(reactor, host, port, args.name, controller, me, data_dir,
                             table=room.id, seat=0)
 
+    model = model or model_from_args(args)
+    model.notify({"type": "standings", **initial_standings(args)})
+
     async def session() -> int:
         try:
             return await run_console_peer(args, connect, model=model, input=input,
@@ -205,6 +208,18 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
                 port.stopListening()
 
     return Deferred.fromFuture(asyncio.ensure_future(session()))
+
+
+def initial_standings(args: argparse.Namespace) -> dict[str, Any]:
+    """The match's standings before its first hand (sides, zero totals, the target): the
+    host we start plays exactly this configuration, so the console can show them at once."""
+    import random
+
+    from ..selfplay import SelfplayConfig, make_match
+
+    cfg = SelfplayConfig(game=args.game, variant=args.variant, players=args.players,
+                         target=args.target)
+    return dict(make_match(cfg, random.Random(0)).standings())
 
 
 def _safe(name: str) -> str:

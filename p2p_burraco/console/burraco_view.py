@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..games.cards import Card
 from .model import ConsoleModel
 from .views import Line, Presenter, card_style, clip, flow
 
@@ -18,6 +19,11 @@ BURRACO_MARK = {"pulito": "burraco pulito", "semipulito": "burraco semipulito",
 
 class BurracoPresenter(Presenter):
     game = "burraco"
+
+    def card(self, model: ConsoleModel, card: Card, wild: bool = False) -> tuple[str, str]:
+        """A pinella (any 2) is underlined wherever it lies loose: it may stand in as wild."""
+        style, text = super().card(model, card, wild)
+        return (style + " class:card.pinella" if card.rank == 2 else style), text
 
     # ------------------------------------------------------------------ facts
     def my_side(self, view: dict[str, Any], seat: int | None) -> int | None:
@@ -65,7 +71,7 @@ class BurracoPresenter(Presenter):
         if "draw" in kinds or "take" in kinds:
             return "F2 draw · F3 take pile · ←/→ Space select · F1 help · C-q quit"
         if kinds:
-            return "Space select · F4 meld · F5 attach · F6 discard · F7 send · F8 undo · F1 help"
+            return "F4 meld · F5 attach · F6 discard · F7 send · F8 undo · F1 help"
         return "←/→ Space select · Tab complete · F1 help · F10 score · C-q quit"
 
     def hand_label(self, model: ConsoleModel) -> str:

@@ -282,7 +282,9 @@ def _attach(model: ConsoleModel, args: list[str]) -> Intent:
         raise ConsoleError(f"{cards} fits melds {', '.join(map(str, fits))}: "
                            f"type attach N {cards}")
     if last is not None:
-        raise last
+        targets = ", ".join(f"#{n}" for n in presenter_for(model).attach_targets(model))
+        raise ConsoleError(f"none of our melds ({targets}) takes {cards}; "
+                           f"the last one says: {format_violation(last)}")
     raise ConsoleError("your side has no meld to attach to yet")
 
 

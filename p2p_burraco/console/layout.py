@@ -157,7 +157,8 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
         if i == model.cursor:
             style += " class:card.cursor"
         items.append([(style, text)])
-    body = flow(items, width, sep=" ") if items else [[("class:dim", "(no cards)")]]
+    sep = "   " if pres.numbered_hand() else " "
+    body = flow(items, width, sep=sep) if items else [[("class:dim", "(no cards)")]]
     return [label] + body
 
 

@@ -16,7 +16,7 @@ methods; `invalidate` is the only link back to the screen.
 from __future__ import annotations
 
 import collections
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -580,6 +580,3 @@ def cards_text(cards: Iterable[Card]) -> str:
     """Cards as typed words (what parse_action reads)."""
     return " ".join(str(c) for c in cards)
 
-
-def positions_of(cards: Sequence[tuple[Pos, Card]]) -> list[Pos]:
-    return [p for p, _ in cards]

@@ -20,6 +20,7 @@ STYLE = Style.from_dict({
     "card.black": "bold",
     "card.joker": "ansimagenta bold",
     "card.wild": "ansiyellow bold",
+    "card.pinella": "underline",
     "card.selected": "bg:ansiblue ansiwhite",
     "card.cursor": "reverse",
     "meld.burraco": "ansigreen bold",

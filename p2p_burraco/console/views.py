@@ -52,6 +52,16 @@ def flow(items: Iterable[Line], width: int, sep: str = "  ") -> list[Line]:
     return [clip(ln, width) for ln in lines]
 
 
+def labelled(label: str, items: Iterable[Line], width: int, sep: str = "   ") -> list[Line]:
+    """`label` then items flowed over as many lines as they need, continuation lines
+    indented under the first item."""
+    pad = len(label)
+    body = flow(items, max(10, width - pad), sep=sep)
+    out = [[("class:label", label)] + body[0]] if body else [[("class:label", label)]]
+    out += [[("", " " * pad)] + ln for ln in body[1:]]
+    return [clip(ln, width) for ln in out]
+
+
 def clip(line: Line, width: int) -> Line:
     """Cut a line to `width` columns (the window never wraps our lines)."""
     out: Line = []
@@ -187,7 +197,7 @@ class BriscolaPresenter(Presenter):
         return f"play {model.cursor + 1}"
 
     def keys_hint(self, model: ConsoleModel) -> str:
-        return "←/→ choose · Enter/1-3 play · Tab complete · F1 help · F10 score · C-q quit"
+        return "←/→ choose · Enter/1-3 play · F1 help · F10 score · C-q quit"
 
     def action_label(self, model: ConsoleModel, action: str) -> str:
         """`play 2` in the hint line also names the card: `play 2 (Re di spade)`."""
@@ -219,28 +229,14 @@ class BriscolaPresenter(Presenter):
             head.append(("class:dim", " · last tricks, no drawing"))
         lines.append(clip(head, width))
         lines.append([])
-        trick: Line = [("class:label", "on the table: ")]
         plays = v.get("trick") or []
-        if not plays:
-            trick.append(("class:dim", "nothing yet"))
-        for i, (seat, _pos, text) in enumerate(plays):
-            card = self.card_of_text(model, text)
-            if i:
-                trick.append(("", "   "))
-            trick.append(("class:seat", f"{model.seat_name(seat)}: "))
-            trick.append(self.card(model, card) if card else ("", "?"))
-        lines.append(clip(trick, width))
+        items = [self._play_item(model, seat, text) for seat, _pos, text in plays]
+        lines += labelled("on the table: ", items or [[("class:dim", "nothing yet")]], width)
         last = v.get("last_trick")
         if last:
-            ln: Line = [("class:label", "last trick:   ")]
-            for i, (seat, _pos, text) in enumerate(last.get("plays", [])):
-                card = self.card_of_text(model, text)
-                if i:
-                    ln.append(("", "  "))
-                ln.append(("class:dim", f"{model.seat_name(seat)} "))
-                ln.append(self.card(model, card) if card else ("", "?"))
-            ln.append(("class:dim", f"  → {model.seat_name(last.get('winner'))}"))
-            lines.append(clip(ln, width))
+            items = [self._play_item(model, seat, text) for seat, _pos, text in last["plays"]]
+            items.append([("class:dim", f"→ {model.seat_name(last.get('winner'))} takes it")])
+            lines += labelled("last trick:   ", items, width)
         lines.append([])
         sides = v.get("sides") or []
         for i, taken in enumerate(v.get("taken") or []):
@@ -270,6 +266,11 @@ class BriscolaPresenter(Presenter):
             lines.append([("class:label", "cards seen (carte viste):")])
             lines += flow([[f] for f in seen], width, sep=" ")
         return lines
+
+    def _play_item(self, model: ConsoleModel, seat: int, text: str | None) -> Line:
+        card = self.card_of_text(model, text)
+        return [("class:seat", f"{model.seat_name(seat)}: "),
+                self.card(model, card) if card else ("", "?")]
 
     def seat_lines(self, model: ConsoleModel, width: int) -> list[Line]:
         v = self.view(model, real=True)
