@@ -120,6 +120,56 @@ class HandResult:
         }
 
 
+class Knowledge:
+    """What one replica knows: the card at each position, and where each known card lies.
+
+    Both engines keep their knowledge here, so a claim is checked the same way everywhere:
+    a position holds one card, and a physical card lies at one position.
+    """
+
+    __slots__ = ("known", "pos_of")
+
+    def __init__(self, n_positions: int) -> None:
+        self.known: list[CardId | None] = [None] * n_positions
+        self.pos_of: dict[CardId, Pos] = {}
+
+    def __getitem__(self, pos: Pos) -> CardId | None:
+        return self.known[pos]
+
+    get = __getitem__
+
+    def __contains__(self, pos: object) -> bool:
+        return isinstance(pos, int) and 0 <= pos < len(self.known) and \
+            self.known[pos] is not None
+
+    def conflict(self, pos: Pos, card: CardId) -> str | None:
+        """Why claiming `card` at `pos` contradicts what is known, or None if it does not."""
+        n = len(self.known)
+        if not (0 <= pos < n) or not (0 <= card < n):
+            return f"no position {pos} / card #{card} in a {n}-card deck"
+        have = self.known[pos]
+        if have is not None and have != card:
+            return f"position {pos} holds card #{have}, not #{card}"
+        other = self.pos_of.get(card)
+        if other is not None and other != pos:
+            return f"card #{card} is already known at position {other}"
+        return None
+
+    def learn(self, pos: Pos, card: CardId) -> None:
+        """Record a verified card; ValueError if it contradicts what is known."""
+        problem = self.conflict(pos, card)
+        if problem is not None:
+            raise ValueError(problem)
+        self.known[pos] = card
+        self.pos_of[card] = pos
+
+    def copy(self) -> "Knowledge":
+        new = Knowledge(0)
+        new.known = list(self.known)
+        new.pos_of = dict(self.pos_of)
+        return new
+
+
 @runtime_checkable
 class HandState(Protocol):
     """One hand (smazzata) of a game, as one node knows it."""

@@ -22,6 +22,7 @@ from ..base import (
     ActionSyntaxError,
     CardRef,
     HandResult,
+    Knowledge,
     Pos,
     RuleViolation,
     ScoreLine,
@@ -184,8 +185,7 @@ class BriscolaHand:
         self._tricks: list[Trick] = []
         self._leader: Seat = (dealer + 1) % n_seats  # [BRISCOLA-11]
         self._turn: Seat | None = self._leader
-        self._known: dict[Pos, CardId] = {}
-        self._pos_of: dict[CardId, Pos] = {}
+        self._known = Knowledge(len(self.deck))
         self._end: str | None = None  # "tricks" | "vinco subito" | "abandon"
         self._abandoned_by: Seat | None = None
 
@@ -194,18 +194,7 @@ class BriscolaHand:
         return self._known.get(pos)
 
     def learn(self, pos: Pos, card: CardId) -> None:
-        if not 0 <= pos < len(self.deck):
-            raise ValueError(f"no position {pos} in a {len(self.deck)}-card deck")
-        if not 0 <= card < len(self.deck):
-            raise ValueError(f"no card #{card} in a {len(self.deck)}-card deck")
-        have = self._known.get(pos)
-        if have is not None and have != card:
-            raise ValueError(f"position {pos} holds {self.deck[have]}, not {self.deck[card]}")
-        other = self._pos_of.get(card)
-        if other is not None and other != pos:
-            raise ValueError(f"{self.deck[card]} is already known at position {other}")
-        self._known[pos] = card
-        self._pos_of[card] = pos
+        self._known.learn(pos, card)
 
     def audience(self, pos: Pos) -> frozenset[Seat]:
         """Who may know the card at `pos` now.
@@ -394,13 +383,12 @@ class BriscolaHand:
         if completes:
             # Resolve before changing anything, so a missing briscola leaves the state as is.
             plays = self._trick + [(seat, pos)]
-            saved = self._known.get(pos)
-            self._known[pos] = cid
+            saved = self._known.known[pos]
+            self._known.known[pos] = cid
             try:
                 winner = self._winner_of(plays)
             finally:
-                if saved is None:
-                    del self._known[pos]
+                self._known.known[pos] = saved
         self.learn(pos, cid)
         self._hands[seat].remove(pos)
         self._trick.append((seat, pos))
@@ -421,13 +409,9 @@ class BriscolaHand:
         name = str(self.deck[action.card])
         if action.pos not in self._hands[seat]:
             raise RuleViolation("BRISCOLA-13", f"{name} is not in your hand")
-        known = self._known.get(action.pos)
-        if known is not None and known != action.card:
-            raise RuleViolation("BRISCOLA-13", f"{name} is not in your hand "
-                                f"(that place holds {self.deck[known]})")
-        elsewhere = self._pos_of.get(action.card)
-        if elsewhere is not None and elsewhere != action.pos:
-            raise RuleViolation("BRISCOLA-13", f"{name} is not in your hand")
+        problem = self._known.conflict(action.pos, action.card)
+        if problem is not None:
+            raise RuleViolation("BRISCOLA-13", f"{name} is not in your hand ({problem})")
 
     def _finish_trick(self, winner: Seat) -> None:
         plays = tuple(self._trick)
@@ -477,8 +461,7 @@ class BriscolaHand:
         new._trick = list(self._trick)
         new._taken = [list(t) for t in self._taken]
         new._tricks = list(self._tricks)
-        new._known = dict(self._known)
-        new._pos_of = dict(self._pos_of)
+        new._known = self._known.copy()
         return new
 
     # --- views ---------------------------------------------------------------------------

@@ -25,6 +25,7 @@ stock with the cards not named, so the state passes `check_cards_conserved`.
 from __future__ import annotations
 
 from ..cards import Card, parse_cards
+from ..base import Knowledge
 from .melds import arrange_new, is_wild
 from .rules import PRESETS
 from .state import MELD, PILE, POZZ, STOCK, BurracoHand, MeldState
@@ -121,8 +122,7 @@ def parse_position(text: str) -> BurracoHand:
         untaken_pos += pool[:size]
         del pool[:size]
     st.owner = [STOCK] * N
-    st.known = [None] * N
-    st.pos_of = {}
+    st.knowledge = Knowledge(N)
     st.hands = [[] for _ in range(n)]
     assign: list[tuple[int, Card]] = []
     it = iter(pool)

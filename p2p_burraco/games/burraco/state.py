@@ -25,6 +25,7 @@ from ..base import (
     ActionSyntaxError,
     CardRef,
     HandResult,
+    Knowledge,
     Pos,
     RuleViolation,
     Seat,
@@ -148,8 +149,7 @@ class BurracoHand:
                                       each_for_himself=each_for_himself, switched=switched)
         sch = self.schedule
         n = sch.deck_size
-        self.known: list[CardId | None] = [None] * n
-        self.pos_of: dict[CardId, Pos] = {}
+        self.knowledge = Knowledge(n)
         self.owner: list[int] = [STOCK] * n
         self.hands: list[list[Pos]] = [list(h) for h in sch.hands]
         for s, h in enumerate(self.hands):
@@ -195,19 +195,12 @@ class BurracoHand:
         return self.known[pos]
 
     def learn(self, pos: Pos, card: CardId) -> None:
-        if not (0 <= pos < len(self.known)) or not (0 <= card < len(self.deck)):
-            raise ValueError(f"no position {pos} / card {card} in this deck")
-        have = self.known[pos]
-        if have is not None:
-            if have != card:
-                raise ValueError(f"position {pos} already holds {self.deck[have]}, "
-                                 f"not {self.deck[card]}")
-            return
-        other = self.pos_of.get(card)
-        if other is not None and other != pos:
-            raise ValueError(f"card {self.deck[card]} (#{card}) is already at position {other}")
-        self.known[pos] = card
-        self.pos_of[card] = pos
+        self.knowledge.learn(pos, card)
+
+    @property
+    def known(self) -> list[CardId | None]:
+        """The card known at each position (None where hidden to this replica)."""
+        return self.knowledge.known
 
     def audience(self, pos: Pos) -> frozenset[Seat]:
         everyone = frozenset(range(self.n_seats))
@@ -490,18 +483,16 @@ class BurracoHand:
         for pos, cid in refs:
             if not (0 <= pos < len(self.known)) or not (0 <= cid < len(self.deck)):
                 raise self._violation("own_cards", f"no card #{cid} at position {pos}")
+            problem = self.knowledge.conflict(pos, cid)
             card = self.deck.cards[cid]
             if pos in seen:
                 raise self._violation("own_cards", f"{card} is named twice")
             seen.add(pos)
             if self.owner[pos] != seat and pos not in extra:
                 raise self._violation("own_cards", f"{card} is not in your hand")
-            have = self.known[pos]
-            if have is not None and have != cid:
-                raise self._violation("own_cards", f"{card} is not the card at position {pos}")
-            other = self.pos_of.get(cid)
-            if other is not None and other != pos:
-                raise self._violation("own_cards", f"{card} (#{cid}) is already elsewhere")
+            if problem is not None:
+                raise self._violation("own_cards", f"{card} is not the card you hold there "
+                                                   f"({problem})")
             faces.append(card)
         return faces
 
@@ -929,8 +920,7 @@ class BurracoHand:
     def copy(self) -> BurracoHand:
         new = object.__new__(BurracoHand)
         new.__dict__.update(self.__dict__)
-        new.known = list(self.known)
-        new.pos_of = dict(self.pos_of)
+        new.knowledge = self.knowledge.copy()
         new.owner = list(self.owner)
         new.hands = [list(h) for h in self.hands]
         new.pozzetti = [PozzettoState(p.positions, p.taken_by, p.in_hand) for p in self.pozzetti]
