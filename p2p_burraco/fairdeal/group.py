@@ -18,6 +18,7 @@ import hashlib
 import struct
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
+from itertools import repeat
 
 import nacl.bindings  # noqa: F401  (runs sodium_init before the raw library is used)
 from nacl._sodium import ffi, lib
@@ -102,32 +103,27 @@ def mul(k: bytes, p: bytes) -> bytes:
 
 def mul_one_key(k: bytes, points: Sequence[bytes]) -> list[bytes]:
     """[k·P for P in points]; BadPoint naming every index that failed."""
-    out = ffi.new("unsigned char[]", POINT_BYTES)
-    f = lib.crypto_scalarmult_ed25519_noclamp
-    res: list[bytes] = []
-    bad: list[int] = []
-    MULTIPLICATIONS[0] += len(points)
-    for i, p in enumerate(points):
-        if len(p) != POINT_BYTES or f(out, k, p) != 0:
-            bad.append(i)
-            res.append(b"")
-        else:
-            res.append(bytes(out))
-    if bad:
-        raise BadPoint(bad)
-    return res
+    return _mul_pairs(zip(repeat(k), points), len(points))
 
 
 def mul_each(keys: Sequence[bytes], points: Sequence[bytes]) -> list[bytes]:
     """[keys[j]·points[j]]; BadPoint naming every index that failed."""
     if len(keys) != len(points):
         raise ValueError("one key per point")
+    return _mul_pairs(zip(keys, points), len(points))
+
+
+def _mul_pairs(pairs: Iterable[tuple[bytes, bytes]], count: int) -> list[bytes]:
+    """The one hot loop of the card encryption: libsodium's noclamp multiplication per pair.
+
+    libsodium refuses small-order, identity and non-canonical points, so every point
+    multiplied here is validated on the way."""
     out = ffi.new("unsigned char[]", POINT_BYTES)
     f = lib.crypto_scalarmult_ed25519_noclamp
     res: list[bytes] = []
     bad: list[int] = []
-    MULTIPLICATIONS[0] += len(points)
-    for i, (k, p) in enumerate(zip(keys, points)):
+    MULTIPLICATIONS[0] += count
+    for i, (k, p) in enumerate(pairs):
         if len(p) != POINT_BYTES or f(out, k, p) != 0:
             bad.append(i)
             res.append(b"")
