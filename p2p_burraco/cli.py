@@ -47,6 +47,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        sys.stderr.close()
+        return 0
     except (ValueError, OSError) as exc:  # bad input: a clear message, no traceback
         print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
         return 2

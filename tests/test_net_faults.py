@@ -20,6 +20,7 @@ import pytest
 from p2p_burraco import wire
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main as cli_main
+from p2p_burraco.fairdeal import signing
 from p2p_burraco.net.host import HostConfig, HostNode
 from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
 from p2p_burraco.net.peer import PeerNode
@@ -89,6 +90,14 @@ def _illegal_discard(t: Table) -> dict[str, Any]:
     return t.signed(t.mover, {"kind": "discard", "card": [pos, hand.card_at(pos)]})
 
 
+def _replayed_commit(t: Table) -> dict[str, Any]:
+    """The mover's commitment again, at its old seq but with other content, validly signed
+    (an exact copy of an accepted entry is a no-op: see test_table_resend.py)."""
+    old = next(e for e in t.room.driver.deal.log
+               if e["type"] == "commit" and e["seat"] == t.mover_seat)
+    return signing.sign(t.mover.seat_client._identity, {**old, "commitment": bytes(32)})
+
+
 CASES: dict[str, tuple[Callable[[Table], None], str, str]] = {
     # name: (inject, who is refused ("mover"|"other"), expected code)
     "malformed msgpack": (lambda t: t.mover.conn.transport.write(
@@ -114,9 +123,8 @@ CASES: dict[str, tuple[Callable[[Table], None], str, str]] = {
     "replayed frame seq": (lambda t: t.raw(t.mover, {"type": "ping", "body": {"n": 1}},
                                            seq=t.mover.conn.send_seq.last),
                            "mover", "seq.replay"),
-    "replayed signed message": (lambda t: t.table_frame(t.mover, next(
-        e for e in t.room.driver.deal.log
-        if e["type"] == "commit" and e["seat"] == t.mover_seat)), "mover", "table."),
+    "replayed signed message": (lambda t: t.table_frame(t.mover, _replayed_commit(t)),
+                                "mover", "table.replayed_seq"),
     "a host-only message": (lambda t: t.raw(t.mover, {"type": "hand_end", "body": {}}),
                             "mover", "msg.wrong_sender"),
     "lobby request mid-match": (lambda t: t.raw(t.mover, {"type": "leave_table", "body": {}}),

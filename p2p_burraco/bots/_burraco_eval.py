@@ -45,6 +45,7 @@ POZZETTO_PER_CARD = 15.0   # a side short of its pozzetto: per card of its empti
 CLOSE_PER_CARD = 10.0      # a side able to close soon: per card between it and the closing
 THREAT_POZZETTO = 0.25     # urgency when an opposing side has its pozzetto …
 THREAT_CLOSE = 0.6         # … and a burraco too (it may close any turn)
+OWN_POZZETTO = 0.3         # urgency once the side has its own pozzetto (closing is next)
 
 
 @dataclass
@@ -102,7 +103,7 @@ class Evaluator:
     def urgency(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
         """0 early … 1 at the end: how much hand cards are a liability rather than material."""
         time = 1.0 - min(1.0, state.stock_count / self.start_stock)
-        threat = 0.0
+        threat = OWN_POZZETTO if team in state.team_pozzetto else 0.0
         for other in {t for t in state.team_of if t != team}:
             if other in state.team_pozzetto:
                 has_b = any(m.team == other and m.length >= 7 for m in melds)

@@ -47,6 +47,8 @@ _PLAIN_KEEP_PER_STRENGTH = 0.15
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
 _SAVE_TRUST = 1.0            # a later partner may take the trick back: how far to count on it
+_PLAYOUTS = 24               # deals sampled per decision before the endgame
+_PRIOR_WEIGHT = 0.0          # weight of the rule-of-thumb score beside the playouts
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
 
 
@@ -93,9 +95,11 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, rng: random.Random, samples: int = _PAIRS_SAMPLES) -> None:
+    def __init__(self, rng: random.Random, samples: int = _PAIRS_SAMPLES,
+                 playouts: int = _PLAYOUTS) -> None:
         self.rng = rng
         self.samples = samples
+        self.playouts = playouts
 
     # --- entry -------------------------------------------------------------------------
     def choose(self, state: HandState, seat: Seat) -> Action:
@@ -112,8 +116,32 @@ class HeuristicBot:
             return self._search_choice(table, plays, self._exact_deals(table))
         if table.n == 4 and stock == 0:
             return self._search_choice(table, plays, self._sampled_deals(table))
+        if self.playouts:
+            return self._playout_choice(table, plays)
         scored = [(self._score(table, a), -i, a) for i, a in enumerate(plays)]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+    def _playout_choice(self, table: _Table, plays: list[Play]) -> Play:
+        """Sample deals of the unseen cards (hidden hand slots, then the stock in a random
+        order, the face-up briscola last) and play each candidate out with the quick policy;
+        the card with the best average wins, the rule-of-thumb score breaking near ties."""
+        search = _Search(table)
+        totals = [0.0] * len(plays)
+        for _ in range(self.playouts):
+            hands, stock = self._random_deal(table)
+            for i, play in enumerate(plays):
+                totals[i] += search.rollout_after_play(hands, stock, play.card)
+        scored = [(totals[i] / self.playouts + _PRIOR_WEIGHT * self._score(table, a), -i, a)
+                  for i, a in enumerate(plays)]
+        return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+    def _random_deal(self, table: _Table) -> tuple[list[list[CardId]], list[CardId]]:
+        pool = list(table.unseen)
+        self.rng.shuffle(pool)
+        give: dict[Seat, list[CardId]] = {}
+        for s, k in sorted(table.unknown_count.items()):
+            give[s], pool = pool[:k], pool[k:]
+        return self._deal(table, give, pool)
 
     def _read(self, state: BriscolaHand, seat: Seat) -> _Table:
         trump = state.trump_suit
@@ -266,6 +294,8 @@ class _Search:
         deck = table.state.deck
         self.card = [deck[c] for c in range(len(deck))]
         self.pts = [card_points(c) for c in self.card]
+        self.st = [strength(c) for c in self.card]
+        self.is_trump = [c.suit == self.trump for c in self.card]
         self.trick = list(table.trick)
         self.points = tuple(table.points)
         stop = table.state.stop_at
@@ -277,6 +307,73 @@ class _Search:
         hands[self.seat].remove(cid)
         return self._after(hands, list(stock), self.trick + [(self.seat, cid)], self.seat,
                            self.points, -math.inf, math.inf)
+
+    def rollout_after_play(self, hands: list[list[CardId]], stock: list[CardId],
+                           cid: CardId) -> float:
+        """Value for the searching side if its seat plays `cid` now and then every seat
+        follows the quick playout policy (`_policy`) to the end of this deal."""
+        hands = [list(h) for h in hands]
+        hands[self.seat].remove(cid)
+        stock = list(stock)
+        trick = self.trick + [(self.seat, cid)]
+        points = list(self.points)
+        last = self.seat
+        while True:
+            if len(trick) == self.n:
+                best = 0
+                for i in range(1, self.n):
+                    if beats(self.card[trick[i][1]], self.card[trick[best][1]], self.trump):
+                        best = i
+                winner = trick[best][0]
+                side = side_of(winner)
+                points[side] += sum(self.pts[c] for _, c in trick)
+                if self.stop_at is not None and points[side] >= self.stop_at[side]:
+                    return self._final(points, stopped_by=side)
+                for k in range(self.n):
+                    if stock:
+                        hands[(winner + k) % self.n].append(stock.pop(0))
+                if not any(hands):
+                    return self._final(points, stopped_by=None)
+                trick = []
+                seat = winner
+            else:
+                seat = (last + 1) % self.n
+            c = self._policy(hands[seat], trick, seat)
+            hands[seat].remove(c)
+            trick.append((seat, c))
+            last = seat
+
+    def _policy(self, hand: list[CardId], trick: list[tuple[Seat, CardId]], seat: Seat
+                ) -> CardId:
+        """A quick player for playouts: lead or throw the cheapest liscio, load a partner's
+        sure trick, take points with the cheapest card that does."""
+        pts, st, trump = self.pts, self.st, self.is_trump
+
+        def cheap(c: CardId) -> tuple[bool, bool, int, int]:
+            return (pts[c] > 0, trump[c], pts[c], st[c])
+
+        if not trick:
+            return min(hand, key=cheap)
+        best = 0
+        for i in range(1, len(trick)):
+            if beats(self.card[trick[i][1]], self.card[trick[best][1]], self.trump):
+                best = i
+        wseat, wc = trick[best]
+        last = len(trick) == self.n - 1
+        if side_of(wseat) == side_of(seat):
+            if last:
+                return max(hand, key=lambda c: (not trump[c], pts[c], -st[c]))
+            return min(hand, key=cheap)
+        on_table = sum(pts[c] for _, c in trick)
+        winners = [c for c in hand if beats(self.card[c], self.card[wc], self.trump)]
+        plain = [c for c in winners if not trump[c]]
+        if plain and (on_table > 0 or any(pts[c] > 0 for c in plain)):
+            if last:
+                return max(plain, key=lambda c: (pts[c], -st[c]))
+            return min(plain, key=lambda c: (pts[c], st[c]))
+        if winners and on_table >= 10 - (4 if last else 0):
+            return min(winners, key=lambda c: (pts[c], st[c]))
+        return min(hand, key=cheap)
 
     def _after(self, hands: list[list[CardId]], stock: list[CardId],
                trick: list[tuple[Seat, CardId]], last: Seat, points: tuple[int, ...],

@@ -193,7 +193,6 @@ class PeerNode(ClientFactory):
         self._resync_batch: list[dict[str, Any]] | None = None
         self._resync_marker = -1
         self._pings = 0
-        self._resent_seq: int | None = None
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
@@ -260,7 +259,6 @@ class PeerNode(ClientFactory):
     # --- after the handshake ---------------------------------------------------------
     def ready(self, conn: PeerConnection, body: dict[str, Any]) -> None:
         self._lost_since = None
-        self._resent_seq = None
         if self.expected_host is None:
             self.expected_host = conn.host_identity
         if body["table"] is not None and body["seat"] is not None:
@@ -445,9 +443,6 @@ class PeerNode(ClientFactory):
         """A refusal of one of our table messages: the SeatClient tells its controller."""
         if self.seat_client is None:
             return
-        if body.get("ref") is not None and body.get("ref") == self._resent_seq:
-            log.info("the host already had our re-sent message: %s", body["message"])
-            return
         msg = {"type": "error", **body}
         self._send_table(self.seat_client.receive(msg))
 
@@ -463,24 +458,16 @@ class PeerNode(ClientFactory):
         conn.send("ping", {"n": self._resync_marker})
 
     def _finish_resync(self) -> None:
-        from ..fairdeal import signing
-
         client = self.seat_client
         batch, self._resync_batch = self._resync_batch or [], None
         self._resyncing = False
         replies = client.receive_all(batch) if batch else []
-        inflight = getattr(client, "_inflight", None)
-        if hasattr(client, "unacknowledged"):
-            inflight = client.unacknowledged()
-        if inflight is not None:
-            seen = {signing.entry_hash(m) for m in batch}
-            if signing.entry_hash(inflight) not in seen and inflight not in replies:
-                # maybe lost with the old socket, maybe held by the host (a commitment is
-                # relayed only once all are in): send it again; if the host already has it,
-                # its refusal is about this copy only and must not reach the seat logic
-                self._send_table([inflight])
-                if self.conn is not None:
-                    self._resent_seq = self.conn.send_seq.last
+        inflight = client.unacknowledged()
+        if inflight is not None and inflight not in replies:
+            # lost with the old socket, or held by the host (a commitment is relayed only
+            # once all are in): send it again — the host takes a copy of a message it already
+            # accepted as a no-op, and a refusal of it is the seat's to hear
+            self._send_table([inflight])
         self._send_table(replies)
 
     def _next_ping(self) -> int:

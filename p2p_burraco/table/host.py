@@ -10,7 +10,9 @@ Sans-IO: `start_hand()`, `receive(seat, msg)`, `seat_lost(seat)`, `void_hand(rea
 and change nothing else in the world. A refused message yields one `error` to its sender
 (a stable `table.*` code, the rule id for an illegal action) and leaves the table exactly as
 it was, except that a validly signed message proving a deviation is kept as an incident and
-voids the hand (fairdeal.md, "When something goes wrong").
+voids the hand (fairdeal.md, "When something goes wrong"). An exact copy of a message the
+host already accepted in this hand (a peer re-sending after a reconnect) is a no-op: no
+answer at all, since an error would be taken for a refusal of the seat's next message.
 
 The hand runs: hand_start → commitments (held until all are in, then relayed) → shuffle
 passes → lock passes → play (key releases as the engine's `audience` names seats; actions
@@ -24,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
+from ..fairdeal import signing
 from ..fairdeal.audit import Verdict
 from ..fairdeal.deal import DealError, PublicDeal
 from ..fairdeal.local import PROTOCOL_ID, hand_id_for, make_hand_start
@@ -168,6 +171,8 @@ class HostTable:
                 return self.resync(seat)
             if not 0 <= seat < self.n_seats:
                 raise TableError("table.wrong_seat", f"no seat {seat} at this table")
+            if mtype in M.SEAT_AUTHORED and self._already_accepted(seat, msg):
+                return []
             if self.match.is_over and self.stage in ("over", "idle", "between"):
                 raise TableError("table.match_over", "the match is over")
             if self.deal is None or self.stage in ("idle", "between", "over"):
@@ -186,6 +191,24 @@ class HostTable:
                                       evidence={"code": exc.code, "msg": dict(msg)})
                 return out
             return [Outgoing(seat, M.error(exc.code, exc.message))]
+
+    def _already_accepted(self, seat: int, msg: Mapping[str, Any]) -> bool:
+        """`msg` is an exact copy (same entry hash) of a message `seat` already had accepted
+        in the current hand — in the log, held (a commitment), or a sign-off."""
+        deal = self.deal
+        if deal is None or msg.get("hand_id") != deal.hand_id or msg.get("seat") != seat:
+            return False
+        if msg.get("type") == "sign_off":
+            kept = self.sign_offs.get(seat)
+            return kept is not None and signing.entry_hash(kept) == signing.entry_hash(msg)
+        seq = msg.get("seq")
+        if not isinstance(seq, int) or not 0 <= seq < deal.chains[seat].next_seq:
+            return False    # the cheap test first: only an old seq can be a copy
+        for entry in reversed(deal.log):
+            if entry.get("type") in M.SEAT_AUTHORED and entry.get("seat") == seat \
+                    and entry.get("seq") == seq:
+                return signing.entry_hash(entry) == signing.entry_hash(msg)
+        return False
 
     def _accept(self, seat: int, msg: Mapping[str, Any], relay: bool = True) -> list[Outgoing]:
         assert self.deal is not None and self.hand is not None

@@ -62,9 +62,10 @@ def build_match(hs: Mapping[str, Any]) -> Match:
     return match
 
 
-def build_hand(hs: Mapping[str, Any]) -> HandState:
-    """The hand this `hand_start` opens, with nothing known; checked against its fields."""
-    match = build_match(hs)
+def build_hand(hs: Mapping[str, Any], match: Match | None = None) -> HandState:
+    """The hand this `hand_start` opens, with nothing known; checked against its fields.
+    `match` is `build_match(hs)` when the caller has already rebuilt it (for its standings)."""
+    match = build_match(hs) if match is None else match
     try:
         hand = match.new_hand()
     except ValueError as exc:

@@ -15,6 +15,17 @@ others to, its seed at the end), so a restarted peer fed the same log — with t
 sends only what is still missing. At most one signed message is in flight: the next one is
 signed once the host has relayed the previous back (or refused it), so a refusal can
 never break the seat's chain.
+
+Reconnecting (the same SeatClient object across a dropped connection): feed the host's
+answer to `resync` through `receive_all` — entries already seen are skipped — then re-send
+`unacknowledged()` if it is not None: it was lost with the old connection, or the host holds
+it (a commitment waits for the others). The host takes an exact copy of an entry it already
+accepted as a no-op, so the re-send is safe either way.
+
+Events for the controller besides the SeatController calls: `progress` while the opening
+deal runs (commitments, shuffle passes, lock passes, this seat's cards unlocking),
+`standings` at hand start (rebuilt from `hand_start.history`) and just before `hand_ended`,
+`action` after every applied action of any seat, and `error` / `void` lines.
 """
 
 from __future__ import annotations
@@ -36,6 +47,8 @@ from ..games.base import Action, ActionSyntaxError, HandResult, HandState, RuleV
 from . import messages as M
 from .audit import audit_hand
 from .replica import ReplicaError, build_hand, build_match, result_from_wire, void_result
+
+DEAL_PHASES = ("commit", "shuffle", "lock", "deal")
 
 SeedSource = Callable[[bytes, int], bytes]
 """(hand_id, seat) → a fresh 32-byte seed (os.urandom in real play)."""
@@ -88,6 +101,10 @@ class SeatClient:
         self._signed_off = False
         self.verdict: Verdict | None = None
         self._aud_cache: tuple[int, list[frozenset[int]]] | None = None
+        # the opening deal's progress: positions this seat is dealt or shown, last `done` told
+        self._deal_positions: list[int] = []
+        self._progress_done: int | None = None
+        self._progress_over = False
 
     def _audience(self) -> list[frozenset[int]]:
         """audience(pos) for every position, recomputed only when an action changed it."""
@@ -115,6 +132,15 @@ class SeatClient:
     def take_outbox(self) -> list[dict[str, Any]]:
         out, self.outbox = self.outbox, []
         return out
+
+    def unacknowledged(self) -> dict[str, Any] | None:
+        """The signed message in flight — sent, and neither relayed back nor refused by the
+        host — or None. After a reconnect, call it once the resync answer has gone through
+        `receive_all`, and send it again unless `receive_all` has just returned it (then it
+        is new and goes out with the rest). Messages made moot by a hand_void are not
+        returned: the host would only refuse them."""
+        live: list[dict[str, Any]] = [u[1] for u in self._unresolved if not u[2]]
+        return live[0] if live else None
 
     def _send(self, msg: dict[str, Any]) -> None:
         self._unresolved.append([signing.entry_hash(msg), msg, False])
@@ -145,7 +171,9 @@ class SeatClient:
             self._notify("error", f"hand_start does not name this identity at seat {self.seat}")
             return
         try:
-            hand = build_hand(hs)
+            match = build_match(hs)
+            standings = dict(match.standings())   # before new_hand: the match so far
+            hand = build_hand(hs, match)
         except ReplicaError as exc:
             self._notify("error", f"cannot rebuild the hand: {exc}")
             return
@@ -158,7 +186,12 @@ class SeatClient:
         self._dealer = SeatDealer(self.seat, self._identity, seed, self.hand_start)
         self._reset_hand()
         self._seen.add(signing.entry_hash(hs))
+        self.standings = standings
+        self.controller.notify({"type": "standings", **standings})
         self.controller.hand_started(hand, self.seat)
+        audience = self._audience()
+        self._deal_positions = [p for p in range(len(hand.deck)) if self.seat in audience[p]]
+        self._report_progress()
 
     def _on_entry(self, msg: Mapping[str, Any]) -> None:
         dealer, hand = self._dealer, self.hand
@@ -180,6 +213,7 @@ class SeatClient:
             for u in self._unresolved:
                 u[2] = True           # the host refuses them now: nothing waits on them
             self._notify("void", f"the hand is void: {msg.get('reason')} {msg.get('detail')}")
+            self._report_progress()
             return
         if mtype == "action":
             self._apply_action(index, msg)
@@ -188,6 +222,37 @@ class SeatClient:
         if dealer.problems and self._alarm is None:
             what, positions, ref, detail = dealer.problems[0]
             self._alarm = (what, positions, ref, detail)
+        self._report_progress()
+
+    def _report_progress(self) -> None:
+        """Tell the controller how far the opening deal has got, once per step: every
+        commitment, each shuffle and lock pass, each of this seat's cards (and the face-up
+        ones) unlocked. Ends with done == total when the seat can play, or the deal stops."""
+        dealer, hand = self._dealer, self.hand
+        if self._progress_over or dealer is None or hand is None:
+            return
+        deal = dealer.deal
+        n = deal.n_seats
+        mine = self._deal_positions
+        total = 3 * n + len(mine)
+        passes = len(deal.pass_entries)
+        if deal.phase not in DEAL_PHASES or hand.is_over:
+            done, text = total, "the deal stopped"
+        elif deal.phase == "commit":
+            done, text = len(deal.commitments), "fair deal: every seat commits to its seed"
+        elif deal.phase == "shuffle":
+            done, text = n + passes, f"fair deal: shuffle pass {passes + 1}/{n}"
+        elif deal.phase == "lock":
+            done, text = n + passes, f"fair deal: lock pass {passes - n + 1}/{n}"
+        else:
+            known = sum(1 for p in mine if hand.card_at(p) is not None)
+            done, text = 3 * n + known, f"fair deal: unlocking your cards {known}/{len(mine)}"
+        if done == self._progress_done:
+            return
+        self._progress_done = done
+        self._progress_over = done >= total
+        self.controller.notify({"type": "progress", "text": text, "done": done,
+                                "total": total})
 
     def _apply_action(self, index: int, msg: Mapping[str, Any]) -> None:
         hand, dealer = self.hand, self._dealer
@@ -283,6 +348,7 @@ class SeatClient:
         self.verdict = verdict
         self.results.append((result, verdict))
         self.standings = dict(msg.get("standings") or {})
+        self.controller.notify({"type": "standings", **self.standings})
         self.controller.hand_ended(hand, result, str(verdict))
         if msg.get("match_over"):
             self.match_over = True

@@ -1,0 +1,210 @@
+"""`p2p-burraco bench bots`: how strong and how quick the heuristic bots are.
+
+Plays series of games between two strategies sitting on the two sides of the table
+(partners share a strategy) and prints the win rate with its counts, plus the mean and the
+slowest time the measured strategy took for one move. Against another strategy games come
+in pairs dealt alike with the sides swapped (a "duplicate" pairing), so a lucky deal helps
+both once; against itself every game has its own deal and the sides alternate.
+
+What a game is:
+
+- Briscola: one match of the chosen rule set (the standard one is a single smazzata; the
+  `smazzate` preset is best of three). A 60–60 smazzata is a tie.
+- Burraco: one hand, won by the side with more points — or, with `--target T`, a match to T
+  points (hands until a side reaches it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Sequence
+
+HELP = "bot strength: heuristic against random, greedy and itself (win rates, ms per move)"
+GOAL_VS_RANDOM = 0.90
+MAX_HANDS_PER_MATCH = 60
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    p.add_argument("--games", type=int, default=None,
+                   help="games per pairing (default: 200 Briscola, 40 Burraco)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--players", type=int, default=None,
+                   help="seats: Burraco 2, 4 or 6 (default 4); Briscola 2 or 4 (default 2)")
+    p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
+    p.add_argument("--target", type=int, default=None,
+                   help="Burraco: a game is a match to this many points instead of one hand")
+    p.add_argument("--bot", default="heuristic", help="the strategy measured")
+    p.add_argument("--against", default="random,greedy,heuristic",
+                   help="comma-separated opponents, one series each")
+
+
+@dataclass
+class Series:
+    """The outcome of one pairing, from the measured strategy's side."""
+
+    bot: str
+    opponent: str
+    wins: int = 0
+    ties: int = 0
+    losses: int = 0
+    margin: int = 0                       # points for minus points against, summed
+    move_times: list[float] = field(default_factory=list)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.ties + self.losses
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    def line(self) -> str:
+        n = self.games
+        half = (self.wins + self.ties / 2) / n if n else 0.0
+        ms = [t * 1000 for t in self.move_times]
+        timing = (f"{self.bot}: mean {sum(ms) / len(ms):.2f} ms, max {max(ms):.1f} ms "
+                  f"per move over {len(ms)} moves" if ms else "no moves timed")
+        return (f"{self.bot} vs {self.opponent:<10} won {self.wins:>4} tied {self.ties:>3} "
+                f"lost {self.losses:>4} of {n}: win rate {100 * self.win_rate:5.1f} % "
+                f"(ties as ½: {100 * half:5.1f} %), mean margin {self.margin / max(n, 1):+.1f}; "
+                f"{timing}")
+
+
+class _Timed:
+    """Wraps a strategy to time each decision."""
+
+    def __init__(self, inner: object, times: list[float]) -> None:
+        self.inner = inner
+        self.times = times
+        self.name = getattr(inner, "name", "bot")
+
+    def choose(self, state: object, seat: int) -> object:
+        start = time.perf_counter()
+        action = self.inner.choose(state, seat)  # type: ignore[attr-defined]
+        self.times.append(time.perf_counter() - start)
+        return action
+
+
+def check_setup(game: str, players: int) -> None:
+    """The bench needs two fixed sides: refuse seat counts where sides form during play."""
+    allowed = (2, 4, 6) if game == "burraco" else (2, 4)
+    if players not in allowed:
+        raise ValueError(f"bench bots plays {game} with {' or '.join(map(str, allowed))} seats "
+                         f"(two fixed sides), not {players}")
+
+
+def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
+                opponent: str = "random", seed: int = 0, variant: str | None = None,
+                target: int | None = None) -> Series:
+    """Play `games` games of `bot` against `opponent` (sides alternate, deals repeat in
+    pairs) and return the counts; deterministic in `seed`."""
+    from ..bots import make_strategy
+    from ..selfplay import SelfplayConfig, deal_known, make_match, play_hand
+
+    check_setup(game, players)
+    if target is not None and game != "burraco":
+        raise ValueError("--target applies to Burraco (Briscola matches follow the rule set)")
+    series = Series(bot, opponent)
+    # Against another strategy deals repeat in pairs with the sides swapped; a strategy
+    # against itself gets a fresh deal every game (a mirrored pair would tie by design).
+    paired = opponent != bot
+    for i in range(games):
+        deal_rng = random.Random(f"bench:{seed}:{i // 2 if paired else i}")
+        bot_side = i % 2
+        cfg = SelfplayConfig(game=game, variant=variant, players=players,
+                             target=target if game == "burraco" else None)
+        match = make_match(cfg, deal_rng)
+        if game == "burraco" and target is None:
+            match_hands = 1
+        else:
+            match_hands = MAX_HANDS_PER_MATCH
+        strategies = []
+        for seat in range(players):
+            name = bot if seat % 2 == bot_side else opponent
+            rng = random.Random(f"bench:{seed}:{i}:{seat}")
+            strategy = make_strategy(game, name, rng)
+            strategies.append(_Timed(strategy, series.move_times) if name == bot and
+                              seat % 2 == bot_side else strategy)
+        points = [0, 0]
+        for _ in range(match_hands):
+            if match.is_over:
+                break
+            state = match.new_hand()
+            deal_known(state, deal_rng)
+            result = play_hand(state, strategies, check=False)  # type: ignore[arg-type]
+            match.record(result)
+            for side_seats, pts in zip(result.sides, result.points):
+                points[side_seats[0] % 2] += int(pts)
+        winner = _winner(game, target, match.standings(), points)
+        mine, theirs = points[bot_side], points[1 - bot_side]
+        series.margin += mine - theirs
+        if winner is None:
+            series.ties += 1
+        elif winner == bot_side:
+            series.wins += 1
+        else:
+            series.losses += 1
+    return series
+
+
+def _winner(game: str, target: int | None, standings: dict[str, object],
+            points: Sequence[int]) -> int | None:
+    """The winning side (0: even seats, 1: odd seats) or None for a tie."""
+    if game == "burraco" and target is None:
+        if points[0] == points[1]:
+            return None
+        return 0 if points[0] > points[1] else 1
+    winner = standings.get("winner")
+    if winner is None:
+        return None
+    sides = standings["sides"]
+    return int(sides[int(winner)][0]) % 2  # type: ignore[index]
+
+
+def run(args: argparse.Namespace) -> int:
+    from ..games import get_game
+
+    game = args.game
+    players = args.players or (4 if game == "burraco" else 2)
+    games = args.games if args.games is not None else (200 if game == "briscola" else 40)
+    if games < 1:
+        raise ValueError(f"--games must be at least 1, not {games}")
+    check_setup(game, players)
+    spec = get_game(game)
+    variant = args.variant or spec.default_variant
+    if variant not in spec.presets:
+        raise ValueError(f"unknown {game} variant {variant!r}; choose one of: "
+                         f"{', '.join(spec.presets)}")
+    if game == "burraco":
+        unit = (f"a match to {args.target} points" if args.target is not None
+                else "one hand, won on side points")
+    else:
+        rules = spec.presets[variant]
+        unit = ("one match of the rule set: " +
+                ("one smazzata" if rules.hands == 1 else
+                 f"{rules.hands} smazzate a punti" if rules.match_kind == "punti"
+                 else f"best of {rules.hands} smazzate"))
+    opponents = [o.strip() for o in args.against.split(",") if o.strip()]
+    print(f"bench bots: {game} {variant}, {players} seats, {games} games per pairing "
+          f"(a game = {unit}; sides alternate; against another strategy each deal is "
+          f"played twice with the sides swapped), seed {args.seed}")
+    goal_line = ""
+    for opponent in opponents:
+        start = time.perf_counter()
+        s = play_series(game, players, games, bot=args.bot, opponent=opponent, seed=args.seed,
+                        variant=variant, target=args.target)
+        print(f"  {s.line()}  [{time.perf_counter() - start:.1f} s]", flush=True)
+        if opponent == "random":
+            met = "met" if s.win_rate >= GOAL_VS_RANDOM else "NOT met"
+            goal_line = (f"  goal ≥ {100 * GOAL_VS_RANDOM:.0f} % against random: {met} "
+                         f"({100 * s.win_rate:.1f} %)")
+        if opponent == args.bot:
+            print("    (the same strategy on both sides, a fresh deal every game: about 50 % "
+                  "is the sanity check)")
+    if goal_line:
+        print(goal_line)
+    return 0
