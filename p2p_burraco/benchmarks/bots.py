@@ -19,8 +19,8 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 HELP = "bot strength: heuristic against random, greedy and itself (win rates, ms per move)"
 GOAL_VS_RANDOM = 0.90
@@ -52,6 +52,7 @@ class Series:
     ties: int = 0
     losses: int = 0
     margin: int = 0                       # points for minus points against, summed
+    hands: int = 0                        # hands (smazzate) played in all
     move_times: list[float] = field(default_factory=list)
 
     @property
@@ -68,8 +69,9 @@ class Series:
         ms = [t * 1000 for t in self.move_times]
         timing = (f"{self.bot}: mean {sum(ms) / len(ms):.2f} ms, max {max(ms):.1f} ms "
                   f"per move over {len(ms)} moves" if ms else "no moves timed")
+        hands = f" ({self.hands} hands)" if self.hands != n else ""
         return (f"{self.bot} vs {self.opponent:<10} won {self.wins:>4} tied {self.ties:>3} "
-                f"lost {self.losses:>4} of {n}: win rate {100 * self.win_rate:5.1f} % "
+                f"lost {self.losses:>4} of {n}{hands}: win rate {100 * self.win_rate:5.1f} % "
                 f"(ties as ½: {100 * half:5.1f} %), mean margin {self.margin / max(n, 1):+.1f}; "
                 f"{timing}")
 
@@ -137,6 +139,7 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
             deal_known(state, deal_rng)
             result = play_hand(state, strategies, check=False)  # type: ignore[arg-type]
             match.record(result)
+            series.hands += 1
             for side_seats, pts in zip(result.sides, result.points):
                 points[side_seats[0] % 2] += int(pts)
         winner = _winner(game, target, match.standings(), points)
@@ -159,10 +162,10 @@ def _winner(game: str, target: int | None, standings: dict[str, object],
             return None
         return 0 if points[0] > points[1] else 1
     winner = standings.get("winner")
-    if winner is None:
+    sides = standings.get("sides")
+    if not isinstance(winner, int) or not isinstance(sides, list):
         return None
-    sides = standings["sides"]
-    return int(sides[int(winner)][0]) % 2  # type: ignore[index]
+    return int(sides[winner][0]) % 2
 
 
 def run(args: argparse.Namespace) -> int:

@@ -24,8 +24,8 @@ Card points, bonuses and penalties all come from the preset's `RuleSet`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..games.base import Pos, Seat
 from ..games.burraco import BurracoHand, classify
@@ -110,7 +110,7 @@ class Evaluator:
                 threat = max(threat, THREAT_CLOSE if has_b else THREAT_POZZETTO)
         return max(time, threat)
 
-    def margin(self, state: BurracoHand, hand_override: Sequence[Card] | None = None) -> float:
+    def margin(self, state: BurracoHand) -> float:
         """The seat's side minus the average opposing side (see the module doc)."""
         melds = self.melds(state)
         my_team = state.team_of[self.seat]
@@ -120,20 +120,16 @@ class Evaluator:
             mine = self._final(state, my_team, melds)
             theirs = [self._final(state, t, melds) for t in others]
             return mine - (sum(theirs) / len(theirs) if theirs else 0.0)
-        mine = self._side(state, my_team, melds, hand_override)
-        theirs = [self._side(state, t, melds, None) for t in others]
+        mine = self._side(state, my_team, melds)
+        theirs = [self._side(state, t, melds) for t in others]
         return mine - (sum(theirs) / len(theirs) if theirs else 0.0)
 
-    def _side(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts],
-              hand_override: Sequence[Card] | None) -> float:
+    def _side(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
         k = self.urgency(state, team, melds)
         own = [m for m in melds if m.team == team]
         value = sum(self.meld_value(m, k) for m in own)
         seats = [s for s in range(self.n) if state.team_of[s] == team]
         for s in seats:
-            if s == self.seat and hand_override is not None:
-                value += self.hand_value(list(hand_override), 0, own, k)
-                continue
             cards: list[Card] = []
             unknown = 0
             for p in state.hands[s]:
@@ -214,22 +210,28 @@ class Evaluator:
         """A finished hand, scored with what is known (unknown hand cards at the average)."""
         rules = self.rules
         value = 0.0
+        opened = False
         for m in melds:
             if m.team == team:
+                opened = True
                 value += sum(rules.card_points(c) for c in m.cards)
                 value += self._bonus(m)
         seats = [s for s in range(self.n) if state.team_of[s] == team]
         if state.closed_by is not None and state.closed_by in seats:
             value += rules.closing_bonus
+        in_hand = 0.0
         for s in seats:
             for p in state.hands[s]:
-                c = self.card(p) if self.seat in state.audience(p) and s == self.seat else None
-                value -= rules.card_points(c) if c is not None else self.avg_points
+                c = self.card(p) if s == self.seat else None
+                in_hand += rules.card_points(c) if c is not None else self.avg_points
         for pz in state.pozzetti:
             if pz.taken_by in seats and not pz.in_hand and rules.unseen_pozzetto_as_hand:
-                value -= self.avg_points * len(pz.positions)
+                in_hand += self.avg_points * len(pz.positions)
+        value -= in_hand * (1 if opened else rules.unopened_hand_factor)
         if team not in state.team_pozzetto:
             value -= rules.no_pozzetto_penalty
+        if not opened:
+            value -= rules.unopened_penalty
         return value
 
 

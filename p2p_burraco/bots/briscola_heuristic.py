@@ -14,6 +14,12 @@ How it thinks, in the order a club player would:
   a lone figure), else with the lowest briscola; a partner's safe trick gets loaded.
 - **Leading.** The card that gives the least away: a low liscio of a plain suit, never a
   carico while briscole are still out, figures before briscole.
+- **Pairs: playouts.** With four at the table the seat also samples deals of the cards it
+  has not seen (hidden hand slots, then the stock, the face-up briscola last) and plays each
+  of its cards out to the end of the smazzata with a quick player on every seat (cheapest
+  liscio, load a partner's sure trick, take points with the cheapest card that does); the
+  average result plus half the rule-of-thumb score above picks the card. Head to head the
+  rules of thumb alone measured better, so playouts are for pairs only.
 - **Endgame.** When what is left is small, it stops guessing and searches: head to head with
   at most two cards to draw it enumerates every way the unseen cards can lie (opponent's hand,
   last stock card) and plays every line out exactly; in pairs with the stock spent it samples
@@ -30,8 +36,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play, beats, card_points, side_of, strength
@@ -47,8 +53,8 @@ _PLAIN_KEEP_PER_STRENGTH = 0.15
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
 _SAVE_TRUST = 1.0            # a later partner may take the trick back: how far to count on it
-_PLAYOUTS = 24               # deals sampled per decision before the endgame
-_PRIOR_WEIGHT = 0.0          # weight of the rule-of-thumb score beside the playouts
+_PLAYOUTS = 40               # pairs: deals sampled and played out per decision
+_PRIOR_WEIGHT = 0.5          # weight of the rule-of-thumb score beside the playouts
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
 
 
@@ -95,11 +101,11 @@ class HeuristicBot:
 
     name = "heuristic"
 
-    def __init__(self, rng: random.Random, samples: int = _PAIRS_SAMPLES,
-                 playouts: int = _PLAYOUTS) -> None:
+    def __init__(self, rng: random.Random, samples: int | None = None,
+                 playouts: int | None = None) -> None:
         self.rng = rng
-        self.samples = samples
-        self.playouts = playouts
+        self.samples = _PAIRS_SAMPLES if samples is None else samples
+        self.playouts = _PLAYOUTS if playouts is None else playouts
 
     # --- entry -------------------------------------------------------------------------
     def choose(self, state: HandState, seat: Seat) -> Action:
@@ -116,7 +122,7 @@ class HeuristicBot:
             return self._search_choice(table, plays, self._exact_deals(table))
         if table.n == 4 and stock == 0:
             return self._search_choice(table, plays, self._sampled_deals(table))
-        if self.playouts:
+        if table.n == 4 and self.playouts:
             return self._playout_choice(table, plays)
         scored = [(self._score(table, a), -i, a) for i, a in enumerate(plays)]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
@@ -296,6 +302,17 @@ class _Search:
         self.pts = [card_points(c) for c in self.card]
         self.st = [strength(c) for c in self.card]
         self.is_trump = [c.suit == self.trump for c in self.card]
+        # beat[a][b]: card a, played after b, takes the trick from it (the engine's rule,
+        # tabulated once per decision so the playouts stay quick)
+        self.beat = [[beats(a, b, self.trump) for b in self.card] for a in self.card]
+        self.side = [side_of(s) for s in range(self.n)]
+        # playout preferences as sortable numbers (lower = rather play it, for k_cheap/k_take)
+        self.k_cheap = [(p > 0) * 1000 + t * 500 + p * 20 + s
+                        for p, t, s in zip(self.pts, self.is_trump, self.st)]
+        self.k_load = [(not t) * 1000 + p * 20 + (10 - s)
+                       for p, t, s in zip(self.pts, self.is_trump, self.st)]
+        self.k_take = [p * 20 + s for p, s in zip(self.pts, self.st)]
+        self.k_strozzo = [p * 20 + (10 - s) for p, s in zip(self.pts, self.st)]
         self.trick = list(table.trick)
         self.points = tuple(table.points)
         stop = table.state.stop_at
@@ -311,69 +328,62 @@ class _Search:
     def rollout_after_play(self, hands: list[list[CardId]], stock: list[CardId],
                            cid: CardId) -> float:
         """Value for the searching side if its seat plays `cid` now and then every seat
-        follows the quick playout policy (`_policy`) to the end of this deal."""
+        follows the quick playout policy to the end of this deal: lead or throw the cheapest
+        liscio, load a partner's trick when last, take points with the cheapest card that
+        does (the asso of the suit on a figure, a briscola on a carico)."""
+        n, beat, pts, side = self.n, self.beat, self.pts, self.side
+        cheap, load, take, strozzo = self.k_cheap, self.k_load, self.k_take, self.k_strozzo
+        trump = self.is_trump
         hands = [list(h) for h in hands]
         hands[self.seat].remove(cid)
         stock = list(stock)
-        trick = self.trick + [(self.seat, cid)]
         points = list(self.points)
-        last = self.seat
+        trick = self.trick + [(self.seat, cid)]
+        # the trick so far: who is taking it, with which card, and its points
+        best_seat, best_card = trick[0]
+        for s_, c_ in trick[1:]:
+            if beat[c_][best_card]:
+                best_seat, best_card = s_, c_
+        on_table = sum(pts[c_] for _, c_ in trick)
+        played = len(trick)
+        seat = self.seat
         while True:
-            if len(trick) == self.n:
-                best = 0
-                for i in range(1, self.n):
-                    if beats(self.card[trick[i][1]], self.card[trick[best][1]], self.trump):
-                        best = i
-                winner = trick[best][0]
-                side = side_of(winner)
-                points[side] += sum(self.pts[c] for _, c in trick)
-                if self.stop_at is not None and points[side] >= self.stop_at[side]:
-                    return self._final(points, stopped_by=side)
-                for k in range(self.n):
+            if played == n:
+                sd = side[best_seat]
+                points[sd] += on_table
+                if self.stop_at is not None and points[sd] >= self.stop_at[sd]:
+                    return self._final(points, stopped_by=sd)
+                for k in range(n):
                     if stock:
-                        hands[(winner + k) % self.n].append(stock.pop(0))
-                if not any(hands):
+                        hands[(best_seat + k) % n].append(stock.pop(0))
+                if not hands[best_seat]:
                     return self._final(points, stopped_by=None)
-                trick = []
-                seat = winner
+                seat = best_seat
+                hand = hands[seat]
+                c = min(hand, key=cheap.__getitem__)
+                hand.remove(c)
+                best_card, on_table, played = c, pts[c], 1
+                continue
+            seat = (seat + 1) % n
+            hand = hands[seat]
+            last = played == n - 1
+            if side[best_seat] == side[seat]:
+                c = max(hand, key=load.__getitem__) if last else min(hand, key=cheap.__getitem__)
             else:
-                seat = (last + 1) % self.n
-            c = self._policy(hands[seat], trick, seat)
-            hands[seat].remove(c)
-            trick.append((seat, c))
-            last = seat
-
-    def _policy(self, hand: list[CardId], trick: list[tuple[Seat, CardId]], seat: Seat
-                ) -> CardId:
-        """A quick player for playouts: lead or throw the cheapest liscio, load a partner's
-        sure trick, take points with the cheapest card that does."""
-        pts, st, trump = self.pts, self.st, self.is_trump
-
-        def cheap(c: CardId) -> tuple[bool, bool, int, int]:
-            return (pts[c] > 0, trump[c], pts[c], st[c])
-
-        if not trick:
-            return min(hand, key=cheap)
-        best = 0
-        for i in range(1, len(trick)):
-            if beats(self.card[trick[i][1]], self.card[trick[best][1]], self.trump):
-                best = i
-        wseat, wc = trick[best]
-        last = len(trick) == self.n - 1
-        if side_of(wseat) == side_of(seat):
-            if last:
-                return max(hand, key=lambda c: (not trump[c], pts[c], -st[c]))
-            return min(hand, key=cheap)
-        on_table = sum(pts[c] for _, c in trick)
-        winners = [c for c in hand if beats(self.card[c], self.card[wc], self.trump)]
-        plain = [c for c in winners if not trump[c]]
-        if plain and (on_table > 0 or any(pts[c] > 0 for c in plain)):
-            if last:
-                return max(plain, key=lambda c: (pts[c], -st[c]))
-            return min(plain, key=lambda c: (pts[c], st[c]))
-        if winners and on_table >= 10 - (4 if last else 0):
-            return min(winners, key=lambda c: (pts[c], st[c]))
-        return min(hand, key=cheap)
+                winners = [x for x in hand if beat[x][best_card]]
+                plain = [x for x in winners if not trump[x]]
+                if plain and (on_table > 0 or any(pts[x] > 0 for x in plain)):
+                    c = max(plain, key=strozzo.__getitem__) if last else \
+                        min(plain, key=take.__getitem__)
+                elif winners and on_table >= (6 if last else 10):
+                    c = min(winners, key=take.__getitem__)
+                else:
+                    c = min(hand, key=cheap.__getitem__)
+            hand.remove(c)
+            if beat[c][best_card]:
+                best_seat, best_card = seat, c
+            on_table += pts[c]
+            played += 1
 
     def _after(self, hands: list[list[CardId]], stock: list[CardId],
                trick: list[tuple[Seat, CardId]], last: Seat, points: tuple[int, ...],
@@ -382,7 +392,7 @@ class _Search:
             return self._node(hands, stock, trick, (last + 1) % self.n, points, alpha, beta)
         best = 0
         for i in range(1, len(trick)):
-            if beats(self.card[trick[i][1]], self.card[trick[best][1]], self.trump):
+            if self.beat[trick[i][1]][trick[best][1]]:
                 best = i
         winner = trick[best][0]
         side = side_of(winner)

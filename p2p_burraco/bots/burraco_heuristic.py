@@ -25,8 +25,8 @@ cards. All tie-breaks use the bot's own `rng`.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from itertools import islice
-from typing import Iterable
 
 from ..games.base import Action, HandState, RuleViolation, Seat
 from ..games.burraco import Attach, BurracoHand, Discard, Draw, Meld, Redraw, Take, TakeTop
@@ -35,12 +35,13 @@ from ._burraco_eval import Evaluator, extends
 
 MAX_CANDIDATES = 120       # meld/attach candidates weighed per step
 TAKE_LOOKAHEAD = 4         # melds simulated after taking the pile
-DRAW_LINK_HOPE = 3.0       # a drawn card may link with the hand
+DRAW_LINK_HOPE = 10.0      # a drawn card may link with the hand; a pile must beat this
 MIN_GAIN = 0.5             # a meld must beat stopping by this much
 DANGER_WILD = 35.0
 DANGER_EXTENDS = 18.0
 DANGER_PER_PILE_CARD = 1.2
 DANGER_BASE_PER_PILE_CARD = 0.3
+DANGER_PILE_LINK = 8.0     # per link with a card already in the pile (a pair, a run piece)
 
 
 class HeuristicBot:
@@ -198,4 +199,6 @@ class HeuristicBot:
         melds = [m for m in ev.melds(state) if m.team == their]
         if any(extends(card, m) for m in melds):
             return DANGER_EXTENDS + DANGER_PER_PILE_CARD * pile
-        return DANGER_BASE_PER_PILE_CARD * pile
+        in_pile = [c for c in (ev.card(p) for p in state.pile)
+                   if c is not None and c.rank not in (0, 2)]
+        return DANGER_BASE_PER_PILE_CARD * pile + DANGER_PILE_LINK * ev.links(card, in_pile)

@@ -1,0 +1,78 @@
+"""The heuristic Burraco bot in the spots a club player knows: take a pile that builds, go
+to the pozzetto, close when it can, keep a wild out of the discard, don't feed the next seat;
+and it beats the random bot on fixed seeds."""
+
+from __future__ import annotations
+
+import random
+
+from p2p_burraco.benchmarks.bots import play_series
+from p2p_burraco.bots.burraco_heuristic import HeuristicBot
+from p2p_burraco.games.base import check_cards_conserved
+from p2p_burraco.games.burraco import BurracoHand, Discard, Take
+from p2p_burraco.games.burraco.notation import parse_position
+
+BURRACO_0 = "side0 3d 4d 5d 6d 7d 8d 9d"
+
+
+def pos(text: str) -> BurracoHand:
+    state = parse_position(text)
+    check_cards_conserved(state)
+    return state
+
+
+def play_turn(state: BurracoHand, seat: int) -> list[str]:
+    """Let the bot finish its turn; the steps it took, in console notation."""
+    bot = HeuristicBot(random.Random(0))
+    steps: list[str] = []
+    while not state.is_over and state.to_move == seat and len(steps) < 40:
+        action = bot.choose(state, seat)
+        steps.append(str(action))
+        state.apply(seat, action)
+        if isinstance(action, Discard):
+            break
+    return steps
+
+
+def test_takes_a_pile_that_builds_a_run() -> None:
+    """FIBUR-5: the whole pile is worth taking when it extends the hand's runs."""
+    state = pos("fibur 4 | turn 0 draw | hand 7h 8h Kc 4s 6d 10c Qs 3c 5s 9d Jd "
+                "| pile 4c 9h 10h Jh")
+    action = HeuristicBot(random.Random(0)).choose(state, 0)
+    assert isinstance(action, Take)
+
+
+def test_goes_to_the_pozzetto_al_volo() -> None:
+    """FIBUR-20: melding every card takes the pozzetto and the turn goes on."""
+    state = pos("fibur 4 | turn 0 play | hand 7h 8h 9h")
+    steps = play_turn(state, 0)
+    assert steps[0] == "meld 7h 8h 9h"
+    assert state.team_pozzetto.get(0) is not None
+
+
+def test_closes_when_it_can() -> None:
+    """FIBUR-22: pozzetto taken, a burraco down: attach, then close with the last card."""
+    state = pos(f"fibur 4 | turn 0 play | hand 10d 5c | {BURRACO_0} | pozzetto 0 "
+                "| side1 4s 5s 6s | counts 9 9 9")
+    play_turn(state, 0)
+    assert state.is_over and state.closed_by == 0
+
+
+def test_does_not_discard_a_wild() -> None:
+    """FIBUR-12: a wild goes on a meld or stays in hand; another card is discarded."""
+    state = pos("fibur 4 | turn 0 play | hand 5c JK Kd 9s 4h | side0 7h 8h 9h | pile Qs")
+    steps = play_turn(state, 0)
+    assert steps[-1].startswith("discard") and steps[-1] != "discard JK"
+
+
+def test_does_not_feed_the_next_seat() -> None:
+    """FIBUR-19: the next seat (an opponent) could attach 9c to its run: discard the 4s."""
+    state = pos("fibur 4 | turn 0 play | hand 9c 4s | side1 6c 7c 8c | pile Qh 5d")
+    steps = play_turn(state, 0)
+    assert steps == ["discard 4s"]
+
+
+def test_beats_random() -> None:
+    """10 fixed-seed hands in pairs (fibur): the bench measures about 99 %; 8 is the floor."""
+    s = play_series("burraco", 4, 10, opponent="random", seed=7)
+    assert s.wins >= 8, s.line()
