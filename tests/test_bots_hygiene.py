@@ -131,7 +131,6 @@ def test_briscola_heuristic_sees_only_its_seat(players: int, variant: str | None
     assert check_hygiene("briscola", players, seed, variant=variant) >= 15
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("players,variant,seed", [
     (4, "fibur", 5), (2, "fibur", 6), (2, "classic", 7),
 ])

@@ -53,7 +53,7 @@ _PLAIN_KEEP_PER_STRENGTH = 0.15
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
 _SAVE_TRUST = 1.0            # a later partner may take the trick back: how far to count on it
-_PLAYOUTS = 40               # pairs: deals sampled and played out per decision
+_PLAYOUTS = 80               # pairs: deals sampled and played out per decision
 _PRIOR_WEIGHT = 0.5          # weight of the rule-of-thumb score beside the playouts
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
 

@@ -14,7 +14,8 @@ estimate (`_burraco_eval.Evaluator`) and plays the best, one step at a time.
   discard is scored as the finished hand and taken when that beats playing on.
 - **Discarding.** Each card is weighed by what the hand loses without it plus what it would
   give the next seat when that seat is an opponent: a wild, or a card that extends one of its
-  melds, costs more the bigger the pile it lands on.
+  melds, costs more the bigger the pile it lands on; a card that pairs or runs with cards
+  already in the pile makes the pile worth taking, and costs too.
 
 Every candidate comes from `state.legal_actions`; copies are made with `state.copy()` and
 moved with `apply`, and the estimate reads only what the seat may know, so a copy that
@@ -37,10 +38,11 @@ MAX_CANDIDATES = 120       # meld/attach candidates weighed per step
 TAKE_LOOKAHEAD = 4         # melds simulated after taking the pile
 DRAW_LINK_HOPE = 10.0      # a drawn card may link with the hand; a pile must beat this
 MIN_GAIN = 0.5             # a meld must beat stopping by this much
-DANGER_WILD = 35.0
-DANGER_EXTENDS = 18.0
-DANGER_PER_PILE_CARD = 1.2
-DANGER_BASE_PER_PILE_CARD = 0.3
+# What a discard gives the next seat (an opponent), in points of the estimate:
+DANGER_WILD = 35.0         # a wild
+DANGER_EXTENDS = 18.0      # a card that extends one of its melds …
+DANGER_PER_PILE_CARD = 1.2  # … more so on a big pile
+DANGER_BASE_PER_PILE_CARD = 0.3  # any card: the pile grows
 DANGER_PILE_LINK = 8.0     # per link with a card already in the pile (a pair, a run piece)
 
 
@@ -79,7 +81,12 @@ class HeuristicBot:
                     trial.apply(seat, a)
                 except RuleViolation:
                     continue
-                value = self._meld_out(trial, seat, ev, TAKE_LOOKAHEAD)
+                value, trial = self._meld_out(trial, seat, ev, TAKE_LOOKAHEAD)
+                taken = state.pile[-1:] if isinstance(a, TakeTop) else state.pile
+                if len(taken) == 1 and taken[0] in trial.hands[seat]:
+                    # A lone pile card is taken only to meld it at once: swapping single
+                    # cards back and forth could go on forever, the stock never shrinking.
+                    continue
             else:
                 continue
             if value > best_value + 1e-9:
@@ -95,8 +102,10 @@ class HeuristicBot:
         one = ev.hand_value([], 1, own, k)
         return ev.margin(state) + one + DRAW_LINK_HOPE * (1.0 - k)
 
-    def _meld_out(self, trial: BurracoHand, seat: Seat, ev: Evaluator, steps: int) -> float:
-        """Play the best melds on a copy for a few steps; the estimate where it stops."""
+    def _meld_out(self, trial: BurracoHand, seat: Seat, ev: Evaluator, steps: int
+                  ) -> tuple[float, BurracoHand]:
+        """Play the best melds on a copy for a few steps; the estimate where it stops, and
+        the copy as it is then."""
         value = ev.margin(trial)
         for _ in range(steps):
             if trial.is_over or trial.to_move != seat or not self._hand_known(trial, seat, ev):
@@ -106,7 +115,7 @@ class HeuristicBot:
                 break
             trial = step[2]
             value = step[1]
-        return value
+        return value, trial
 
     @staticmethod
     def _hand_known(state: BurracoHand, seat: Seat, ev: Evaluator) -> bool:
