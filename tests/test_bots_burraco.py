@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from p2p_burraco import selfplay
 from p2p_burraco.benchmarks.bots import play_series
 from p2p_burraco.bots.burraco_heuristic import HeuristicBot
 from p2p_burraco.games.base import check_cards_conserved
 from p2p_burraco.games.burraco import BurracoHand, Discard, Take
 from p2p_burraco.games.burraco.notation import parse_position
+from p2p_burraco.selfplay import SelfplayConfig, deal_known, make_match, play_hand
 
 BURRACO_0 = "side0 3d 4d 5d 6d 7d 8d 9d"
 
@@ -40,6 +44,29 @@ def test_takes_a_pile_that_builds_a_run() -> None:
                 "| pile 4c 9h 10h Jh")
     action = HeuristicBot(random.Random(0)).choose(state, 0)
     assert isinstance(action, Take)
+
+
+def test_takes_a_lone_pile_card_only_to_meld_it() -> None:
+    """FIBUR-39: a one-card pile is taken to meld it now; a card merely swapped for another
+    would let two bots trade single cards forever while the stock never shrinks."""
+    bot = HeuristicBot(random.Random(0))
+    idle = pos("fibur 2 | turn 0 draw | hand 7h 8h Kc 4s 6d 10c Qs 3c 5s 9d Jd | pile Ks")
+    assert str(bot.choose(idle, 0)) == "draw"
+    useful = pos("fibur 2 | turn 0 draw | hand 7h 8h Kc 4s 6d 10c Qs 3c 5s 9d Jd | pile 9h")
+    assert isinstance(bot.choose(useful, 0), Take)
+
+
+def test_heuristic_hands_end_head_to_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FIBUR-25: between two heuristic bots the hand ends — on the deal (game 128 of
+    `bench bots --game burraco --players 2 --against heuristic`) where they once swapped
+    single pile cards forever."""
+    monkeypatch.setattr(selfplay, "MAX_ACTIONS_PER_HAND", 2000)
+    deal_rng = random.Random("bench:0:128")
+    state = make_match(SelfplayConfig(game="burraco", players=2), deal_rng).new_hand()
+    deal_known(state, deal_rng)
+    bots = [HeuristicBot(random.Random(f"bench:0:128:{s}")) for s in range(2)]
+    result = play_hand(state, bots, check=False)
+    assert result.reason in ("closed", "stock")
 
 
 def test_goes_to_the_pozzetto_al_volo() -> None:
