@@ -56,7 +56,29 @@ def local_table(game: str, seed: int = 0, players: int | None = None, hands: int
     return model, table
 
 
-class Driver:
+class Keys:
+    """Feeds keys and text through a pipe input, letting the app settle after each."""
+
+    def __init__(self, inp: PipeInput) -> None:
+        self.input = inp
+
+    async def settle(self) -> None:
+        for _ in range(4):
+            await asyncio.sleep(0.003)
+
+    async def press(self, *keys: str) -> None:
+        for key in keys:
+            self.input.send_text(KEYS.get(key, key))
+            await self.settle()
+
+    async def type(self, text: str, enter: bool = True) -> None:
+        self.input.send_text(text)
+        await self.settle()
+        if enter:
+            await self.press("enter")
+
+
+class Driver(Keys):
     """Runs the real Application on pipe input; `press` feeds keys and lets them land."""
 
     def __init__(self, model: ConsoleModel, inp: PipeInput, columns: int = 100,
@@ -82,17 +104,6 @@ class Driver:
         if self.app.is_running:
             # the redraw is scheduled; wait for it so rendering errors surface here
             self.app._redraw()
-
-    async def press(self, *keys: str) -> None:
-        for key in keys:
-            self.input.send_text(KEYS.get(key, key))
-            await self.settle()
-
-    async def type(self, text: str, enter: bool = True) -> None:
-        self.input.send_text(text)
-        await self.settle()
-        if enter:
-            await self.press("enter")
 
     async def stop(self) -> int:
         if self.app.is_running:

@@ -20,29 +20,6 @@ import pytest
 HERE = Path(__file__).resolve().parent
 
 
-class Keys:
-    """The subset of the test Driver that feeds keys (no app handle needed)."""
-
-    def __init__(self, inp: Any) -> None:
-        self.input = inp
-
-    async def settle(self) -> None:
-        for _ in range(4):
-            await asyncio.sleep(0.003)
-
-    async def press(self, *keys: str) -> None:
-        from test_console_driver import KEYS
-        for key in keys:
-            self.input.send_text(KEYS.get(key, key))
-            await self.settle()
-
-    async def type(self, text: str, enter: bool = True) -> None:
-        self.input.send_text(text)
-        await self.settle()
-        if enter:
-            await self.press("enter")
-
-
 def child(game: str, players: int, data_dir: str, seed: int) -> int:
     """Runs in the child: play one whole hand at seat 0 by keystrokes; print a summary."""
     loop = asyncio.new_event_loop()
@@ -51,7 +28,7 @@ def child(game: str, players: int, data_dir: str, seed: int) -> int:
 
     asyncioreactor.install(loop)
     from prompt_toolkit.input import create_pipe_input
-    from test_console_driver import SizedOutput
+    from test_console_driver import Keys, SizedOutput
     from test_console_hands import play_burraco_action
     from twisted.internet import reactor
 
