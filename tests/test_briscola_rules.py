@@ -414,3 +414,13 @@ def test_briscola_30_bad_input_is_named(text: str, error: type) -> None:
 def test_briscola_30_bad_wire_actions(data: object) -> None:
     with pytest.raises(ActionSyntaxError):
         dealt().action_from_wire(data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("winner,n,expected", [
+    (0, 2, (0, 1)), (1, 2, (1, 0)), (2, 4, (2, 3, 0, 1)), (3, 4, (3, 0, 1, 2)),
+])
+def test_draw_order_winner_first_then_play_order(winner: int, n: int,
+                                                 expected: tuple[int, ...]) -> None:
+    """BRISCOLA-16: after a trick its winner draws first, then the others in play order."""
+    from p2p_burraco.games.briscola.faces import draw_order
+    assert draw_order(winner, n) == expected

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play, beats, card_points, side_of, strength
-from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS
+from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS, draw_order
 from ..games.cards import Card, CardId, Suit
 from ._seen import seen_id, unseen_ids
 
@@ -353,9 +353,9 @@ class _Search:
                 points[sd] += on_table
                 if self.stop_at is not None and points[sd] >= self.stop_at[sd]:
                     return self._final(points, stopped_by=sd)
-                for k in range(n):
+                for s_ in draw_order(best_seat, n):
                     if stock:
-                        hands[(best_seat + k) % n].append(stock.pop(0))
+                        hands[s_].append(stock.pop(0))
                 if not hands[best_seat]:
                     return self._final(points, stopped_by=None)
                 seat = best_seat
@@ -404,9 +404,9 @@ class _Search:
         if stock:
             hands = [list(h) for h in hands]
             stock = list(stock)
-            for k in range(self.n):
+            for s_ in draw_order(winner, self.n):
                 if stock:
-                    hands[(winner + k) % self.n].append(stock.pop(0))
+                    hands[s_].append(stock.pop(0))
         if not any(hands):
             return self._final(pts, stopped_by=None)
         return self._node(hands, stock, [], winner, tuple(pts), alpha, beta)

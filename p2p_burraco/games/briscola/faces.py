@@ -91,6 +91,12 @@ def trick_winner(cards: Sequence[Card], trump: Suit) -> int:
     return best
 
 
+def draw_order(winner: int, n_seats: int) -> tuple[int, ...]:
+    """Who draws after a trick, in order: its winner first, then round in play order
+    [BRISCOLA-16]. The engine deals by it, and the bots' look-ahead replays it."""
+    return tuple((winner + k) % n_seats for k in range(n_seats))
+
+
 def check_style(style: str) -> str:
     if style not in DISPLAY_STYLES:
         raise ValueError(f"unknown card display {style!r}; choose one of: "

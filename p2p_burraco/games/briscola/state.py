@@ -35,6 +35,7 @@ from .faces import (
     WINNING_POINTS,
     card_name,
     card_points,
+    draw_order,
     points_of,
     trick_winner,
 )
@@ -431,8 +432,7 @@ class BriscolaHand:
         Nothing is drawn once the stock is spent [BRISCOLA-17]."""
         if self.last_hand:
             return
-        for k in range(self.n_seats):
-            seat = (winner + k) % self.n_seats
+        for seat in draw_order(winner, self.n_seats):
             if self._stock:
                 self._hands[seat].append(self._stock.pop(0))
             elif not self._trump_drawn:
