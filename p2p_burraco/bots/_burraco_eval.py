@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ..games.base import Pos, Seat
 from ..games.burraco import BurracoHand, classify
+from ..games.burraco.scoring import estimate_side
 from ..games.cards import Card, CardId
 from ._seen import seen_ids
 
@@ -117,8 +118,8 @@ class Evaluator:
         teams = sorted(set(state.team_of))
         others = [t for t in teams if t != my_team]
         if state.is_over:
-            mine = self._final(state, my_team, melds)
-            theirs = [self._final(state, t, melds) for t in others]
+            mine = self._final(state, my_team)
+            theirs = [self._final(state, t) for t in others]
             return mine - (sum(theirs) / len(theirs) if theirs else 0.0)
         mine = self._side(state, my_team, melds)
         theirs = [self._side(state, t, melds) for t in others]
@@ -206,34 +207,11 @@ class Evaluator:
                 n += 0.7
         return n
 
-    def _final(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
-        """A finished hand, scored with what is known (unknown hand cards at the average)."""
-        rules = self.rules
-        value = 0.0
-        opened = False
-        for m in melds:
-            if m.team == team:
-                opened = True
-                value += sum(rules.card_points(c) for c in m.cards)
-                value += self._bonus(m)
-        seats = [s for s in range(self.n) if state.team_of[s] == team]
-        if state.closed_by is not None and state.closed_by in seats:
-            value += rules.closing_bonus
-        in_hand = 0.0
-        for s in seats:
-            for p in state.hands[s]:
-                c = self.card(p) if s == self.seat else None
-                in_hand += rules.card_points(c) if c is not None else self.avg_points
-        for pz in state.pozzetti:
-            if pz.taken_by in seats and not pz.in_hand and rules.unseen_pozzetto_as_hand:
-                in_hand += self.avg_points * len(pz.positions)
-        value -= in_hand * (1 if opened else rules.unopened_hand_factor)
-        if team not in state.team_pozzetto:
-            value -= rules.no_pozzetto_penalty
-        if not opened:
-            value -= rules.unopened_penalty
-        return value
-
+    def _final(self, state: BurracoHand, team: int) -> float:
+        """A finished hand, scored by the engine's rules with what this seat knows (a card
+        it cannot see counts the deck's average)."""
+        seats = tuple(s for s in range(self.n) if state.team_of[s] == team)
+        return estimate_side(state, team, seats, self.card, self.avg_points)
 
 def _slots(c: Card) -> tuple[int, ...]:
     return (1, 14) if c.rank == 1 else (c.rank,)

@@ -8,9 +8,10 @@ credited: the side's points for fixed partnerships (FIBUR-35, FIBUR-37), or half
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from ..base import HandResult, ScoreLine, Seat
+from ..base import HandResult, Pos, ScoreLine, Seat
 from ..cards import Card
 from .melds import classify, royal_kind
 
@@ -34,15 +35,30 @@ def _faces(state: BurracoHand, positions: list[int]) -> list[Card]:
 
 
 def side_lines(state: BurracoHand, team: int, seats: tuple[Seat, ...]) -> list[ScoreLine]:
-    """The breakdown of one side's hand score."""
+    """The breakdown of one side's hand score (every scored card must be known)."""
+    return [ScoreLine(label, int(points)) for label, points in _side_parts(state, team, seats)]
+
+
+def estimate_side(state: BurracoHand, team: int, seats: tuple[Seat, ...],
+                  face_of: Callable[[Pos], Card | None], unknown_points: float) -> float:
+    """A side's score at the end of `state` as one seat can know it: the same rules as
+    `side_lines`, but a card `face_of` cannot tell (a partner's or an opponent's hand, an
+    unseen pozzetto) counts `unknown_points`. Bots score look-ahead positions with it."""
+    return sum(points for _, points in
+               _side_parts(state, team, seats, face_of, unknown_points))
+
+
+def _side_parts(state: BurracoHand, team: int, seats: tuple[Seat, ...],
+                face_of: Callable[[Pos], Card | None] | None = None,
+                unknown_points: float | None = None) -> list[tuple[str, float]]:
     rules = state.rules
     b = rules.names["burraco"]
-    lines: list[ScoreLine] = []
+    parts: list[tuple[str, float]] = []
     melds = state.team_melds(team)
     meld_points = 0
     counts = {"pulito": 0, "semipuro": 0, "sporco": 0, "500": 0, "1000": 0}
     for m in melds:
-        faces = _faces(state, m.positions)
+        faces = _faces(state, m.positions)  # melds are face up: always known
         meld_points += sum(rules.card_points(c) for c in faces)
         arr = m.arrangement()
         cls = classify(faces, arr, rules)
@@ -56,7 +72,7 @@ def side_lines(state: BurracoHand, team: int, seats: tuple[Seat, ...]) -> list[S
         else:
             counts[cls] += 1
     if melds:
-        lines.append(ScoreLine("cards in melds", meld_points))
+        parts.append(("cards in melds", meld_points))
     bonus = {"pulito": rules.clean_bonus, "semipuro": rules.semipuro_bonus or 0,
              "sporco": rules.dirty_bonus, "500": rules.canasta_500 or 0,
              "1000": rules.canasta_1000 or 0}
@@ -64,29 +80,35 @@ def side_lines(state: BurracoHand, team: int, seats: tuple[Seat, ...]) -> list[S
              "500": "canasta 500 (A–K clean)", "1000": "canasta reale 1000 (A–A clean)"}
     for k in ("1000", "500", "pulito", "semipuro", "sporco"):
         if counts[k]:
-            lines.append(ScoreLine(f"{label[k]} ×{counts[k]}", counts[k] * bonus[k]))
+            parts.append((f"{label[k]} ×{counts[k]}", counts[k] * bonus[k]))
     if state.closed_by is not None and state.closed_by in seats:
-        lines.append(ScoreLine("closing", rules.closing_bonus))
-    in_hand: list[Card] = []
-    for s in seats:
-        in_hand += _faces(state, state.hands[s])
-    unseen: list[Card] = []
+        parts.append(("closing", rules.closing_bonus))
+    in_hand: list[Pos] = [p for s in seats for p in state.hands[s]]
+    unseen: list[Pos] = []
     for pz in state.pozzetti:
         if pz.taken_by in seats and not pz.in_hand and rules.unseen_pozzetto_as_hand:
-            unseen += _faces(state, list(pz.positions))
+            unseen += list(pz.positions)
+    if face_of is None:
+        hand_points: float = sum(rules.card_points(c) for c in _faces(state, in_hand + unseen))
+    else:
+        assert unknown_points is not None
+        hand_points = 0.0
+        for p in in_hand + unseen:
+            c = face_of(p)
+            hand_points += unknown_points if c is None else rules.card_points(c)
     opened = bool(melds)
     factor = rules.unopened_hand_factor if not opened else 1
-    hand_points = sum(rules.card_points(c) for c in in_hand + unseen) * factor
+    hand_points *= factor
     if in_hand or unseen:
         label_h = "cards left in hand" + (" (never opened: double)" if factor > 1 else "")
         if unseen:
             label_h += f" (incl. unseen {rules.names['pozzetto']})"
-        lines.append(ScoreLine(label_h, -hand_points))
+        parts.append((label_h, -hand_points))
     if team not in state.team_pozzetto:
-        lines.append(ScoreLine(f"{rules.names['pozzetto']} not taken", -rules.no_pozzetto_penalty))
+        parts.append((f"{rules.names['pozzetto']} not taken", -rules.no_pozzetto_penalty))
     if not opened and rules.unopened_penalty:
-        lines.append(ScoreLine("never opened", -rules.unopened_penalty))
-    return lines
+        parts.append(("never opened", -rules.unopened_penalty))
+    return parts
 
 
 def score_hand(state: BurracoHand) -> HandResult:
