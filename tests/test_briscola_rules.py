@@ -395,7 +395,7 @@ def test_briscola_30_play_by_card_or_by_place(text: str, card: str) -> None:
 @pytest.mark.parametrize("text,error", [
     ("", ActionSyntaxError), ("play", ActionSyntaxError), ("play 9z", ActionSyntaxError),
     ("play 3d 5c", ActionSyntaxError), ("play 4", RuleViolation), ("play 0", RuleViolation),
-    ("play 8d", ActionSyntaxError),  # no 8 in a 40-card deck
+    ("play 8d", RuleViolation),  # 8 = the fante as printed on napoletane: not in this hand
 ])
 def test_briscola_30_bad_input_is_named(text: str, error: type) -> None:
     h = dealt(2, 1, hands={0: "3d 5c 6c"})

@@ -45,6 +45,7 @@ def test_parse_french(text: str, expected: Card) -> None:
     ("Ad", Card(1, Suit.DENARI)), ("3c", Card(3, Suit.COPPE)), ("Kb", Card(13, Suit.BASTONI)),
     ("7s", Card(7, Suit.SPADE)), ("fante di spade", Card(11, Suit.SPADE)),
     ("re denari", Card(13, Suit.DENARI)), ("cavallo coppe", Card(12, Suit.COPPE)),
+    ("8d", Card(11, Suit.DENARI)), ("9s", Card(12, Suit.SPADE)), ("10b", Card(13, Suit.BASTONI)),
 ])
 def test_parse_italian(text: str, expected: Card) -> None:
     assert make_deck("italian40").parse_many(text) == [expected]

@@ -31,3 +31,21 @@ def test_games_use_only_the_standard_library(module: str) -> None:
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-500:]
+
+
+def test_only_net_imports_twisted_and_only_console_imports_prompt_toolkit() -> None:
+    """architecture.md: net/ is the only layer that knows Twisted, console/ the only one that
+    knows prompt-toolkit (commands reach them through net.runtime and console's entry)."""
+    import re
+    from pathlib import Path
+
+    pkg = Path(__file__).resolve().parent.parent / "p2p_burraco"
+    rules = {"twisted": "net", "prompt_toolkit": "console"}
+    offenders = []
+    for path in pkg.rglob("*.py"):
+        rel = path.relative_to(pkg)
+        text = path.read_text(encoding="utf-8")
+        for lib, home in rules.items():
+            if rel.parts[0] != home and re.search(rf"^\s*(from|import)\s+{lib}\b", text, re.M):
+                offenders.append(f"{rel} imports {lib}")
+    assert not offenders, offenders

@@ -58,36 +58,37 @@ class DrawTimer:
 
 
 def run(args: argparse.Namespace) -> int:
-    from twisted.internet import reactor
-
     from ..commands.join import LazyBotController, bot_factory
     from ..net.host import HostConfig, start_host
     from ..net.peer import connect_peer
+    from ..net.runtime import run_reactor
 
     samples: list[float] = []
     outcome: dict[str, Any] = {}
     with tempfile.TemporaryDirectory(prefix="p2pb-bench-") as tmp:
         cfg = HostConfig(port=0, game="burraco", variant=args.variant, players=args.players,
                          hands=args.hands, data_dir=Path(tmp), exit_when_done=True)
-        node = start_host(reactor, cfg)
-        host, port = node.address()
         factory = bot_factory(args.strategy, args.seed)
-        peers = []
-        for i in range(args.players):
-            peer = connect_peer(reactor, host, port, f"bench-{i}",
-                                LazyBotController(factory), seat=i)
-            DrawTimer(peer, samples)
-            peer.done.addErrback(lambda f: outcome.setdefault("error", f.getErrorMessage()))
-            peers.append(peer)
-        started = time.perf_counter()
 
-        def done(_: Any) -> None:
-            outcome["elapsed"] = time.perf_counter() - started
-            reactor.callLater(0.05, reactor.stop)
+        def start(reactor: Any) -> Any:
+            node = start_host(reactor, cfg)
+            host, port = node.address()
+            for i in range(args.players):
+                peer = connect_peer(reactor, host, port, f"bench-{i}",
+                                    LazyBotController(factory), seat=i)
+                DrawTimer(peer, samples)
+                peer.done.addErrback(
+                    lambda f: outcome.setdefault("error", f.getErrorMessage()))
+            started = time.perf_counter()
 
-        node.all_done.addCallback(done)
-        reactor.callLater(600, reactor.stop)
-        reactor.run()
+            def done(_: Any) -> None:
+                outcome["elapsed"] = time.perf_counter() - started
+
+            return node.all_done.addCallback(done)
+
+        _, error = run_reactor(start, timeout=600)
+        if error is not None:
+            outcome.setdefault("error", error)
     if "error" in outcome or not samples:
         print(f"bench draw: failed: {outcome.get('error', 'no draw measured')}", file=sys.stderr)
         return 1

@@ -56,10 +56,9 @@ def lan_addresses() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from twisted.internet import reactor
-
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
+    from ..net.runtime import run_reactor
     from .join import LazyBotController, bot_factory
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
@@ -78,30 +77,33 @@ def run(args: argparse.Namespace) -> int:
                      exit_when_done=args.hands is not None and not args.keep)
     factory = bot_factory(args.strategy, args.seed)
     key = load_or_create_identity(Path(data_dir) / "host")
-    node = start_host(reactor, cfg, identity=key,
-                      bot_controller=lambda: LazyBotController(factory))
-    host, port = node.address()
-    room = next(iter(node.lobby.tables.values()))
-    print(f"p2p-burraco host: {room.game} {room.variant}, {room.players} seats, "
-          f"table {room.id}; listening on {host}:{port}")
-    if host in ("0.0.0.0", ""):
-        for addr in lan_addresses() or ["<this machine's address>"]:
-            print(f"  join with: p2p-burraco join {addr}:{port}")
-    else:
-        print(f"  join with: p2p-burraco join {host}:{port}")
-    print(f"  records in {Path(data_dir) / 'tables'}")
-    sys.stdout.flush()
-    for _ in range(args.bots):
-        node.add_bot(room.id, None)
-    result: dict[str, Any] = {}
 
-    def finished(_: Any) -> None:
-        for r in node.lobby.tables.values():
-            print(f"table {r.id}: {r.summary()}")
+    def start(reactor: Any) -> Any:
+        node = start_host(reactor, cfg, identity=key,
+                          bot_controller=lambda: LazyBotController(factory))
+        host, port = node.address()
+        room = next(iter(node.lobby.tables.values()))
+        print(f"p2p-burraco host: {room.game} {room.variant}, {room.players} seats, "
+              f"table {room.id}; listening on {host}:{port}")
+        if host in ("0.0.0.0", ""):
+            for addr in lan_addresses() or ["<this machine's address>"]:
+                print(f"  join with: p2p-burraco join {addr}:{port}")
+        else:
+            print(f"  join with: p2p-burraco join {host}:{port}")
+        print(f"  records in {Path(data_dir) / 'tables'}")
         sys.stdout.flush()
-        result["ok"] = True
-        reactor.callLater(0.1, reactor.stop)
+        for _ in range(args.bots):
+            node.add_bot(room.id, None)
 
-    node.all_done.addCallback(finished)
-    reactor.run()
+        def finished(_: Any) -> None:
+            for r in node.lobby.tables.values():
+                print(f"table {r.id}: {r.summary()}")
+            sys.stdout.flush()
+
+        return node.all_done.addCallback(finished)
+
+    _, error = run_reactor(start, stop_delay=0.1)
+    if error is not None:
+        print(f"p2p-burraco host: error: {error}", file=sys.stderr)
+        return 1
     return 0

@@ -135,12 +135,7 @@ def run(args: argparse.Namespace) -> int:
     key = identity_for(args.data_dir, name, ephemeral=ephemeral)
     if args.bot:
         return _run_bot(args, host, port, name, key)
-    try:
-        import p2p_burraco.console as console
-        run_console = console.run_console_peer
-    except (ImportError, AttributeError):
-        return _run_lines(args, host, port, name, key)
-    return _run_console(args, host, port, name, key, run_console)
+    return _run_console(args, host, port, name, key)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -148,33 +143,25 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
-    from twisted.internet import reactor
-
     from ..net.peer import connect_peer
+    from ..net.runtime import run_reactor
 
-    outcome: dict[str, Any] = {}
     controller = LazyBotController(bot_factory(args.strategy, args.seed))
-    node = connect_peer(reactor, host, port, name, controller, key, args.data_dir,
-                        **_options(args))
-    controller.node = node
 
-    def ok(standings: dict[str, Any]) -> None:
-        outcome["standings"] = standings
-        reactor.callLater(0.05, reactor.stop)  # let the socket close cleanly
+    def start(reactor: Any) -> Any:
+        node = connect_peer(reactor, host, port, name, controller, key, args.data_dir,
+                            **_options(args))
+        controller.node = node
+        return node.done
 
-    def bad(failure: Any) -> None:
-        outcome["error"] = failure.getErrorMessage()
-        reactor.callLater(0, reactor.stop)
-
-    node.done.addCallbacks(ok, bad)
-    reactor.run()
-    if "error" in outcome:
-        print(f"p2p-burraco join: {outcome['error']}", file=sys.stderr)
+    standings, error = run_reactor(start)
+    if error is not None:
+        print(f"p2p-burraco join: {error}", file=sys.stderr)
         return 1
-    if "standings" not in outcome:
+    if standings is None:
         print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
         return 1
-    print(f"{name}: match over: {format_standings(outcome['standings'])}")
+    print(f"{name}: match over: {format_standings(standings)}")
     return 0
 
 
@@ -216,96 +203,20 @@ def format_standings(standings: dict[str, Any]) -> str:
     return fmt(standings)
 
 
-def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key: Any,
-                 run_console: Any) -> int:
-    from twisted.internet import asyncioreactor
-
-    try:
-        asyncioreactor.install()
-    except Exception:  # already installed (e.g. under `play`)
-        pass
-    import asyncio
-
-    from twisted.internet import reactor
-    from twisted.internet.defer import Deferred
-
+def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
+    """The full-screen console as this seat's controller, on the asyncio reactor."""
+    from ..console import run_console_peer
     from ..net.peer import connect_peer
+    from ..net.runtime import run_reactor
 
-    rc: dict[str, int] = {}
+    def start(reactor: Any) -> Any:
+        def connect(controller: Any) -> Any:
+            return connect_peer(reactor, host, port, name, controller, key, args.data_dir,
+                                **_options(args))
+        return run_console_peer(args, connect)
 
-    def connect(controller: Any) -> Any:
-        return connect_peer(reactor, host, port, name, controller, key, args.data_dir,
-                            **_options(args))
-
-    def start() -> None:
-        d = Deferred.fromFuture(asyncio.ensure_future(run_console(args, connect)))
-
-        def done(result: Any) -> None:
-            rc["rc"] = result if isinstance(result, int) else 1
-            reactor.stop()
-        d.addBoth(done)
-
-    reactor.callWhenRunning(start)
-    reactor.run()
-    return rc.get("rc", 1)
-
-
-def _run_lines(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
-    """Plain line mode (no console package): print the view, read actions from stdin."""
-    from twisted.internet import reactor, stdio
-    from twisted.protocols.basic import LineReceiver
-
-    from ..net.peer import connect_peer
-
-    class Lines(LineReceiver):
-        delimiter = b"\n"
-
-        def __init__(self) -> None:
-            self.pending: Any = None
-
-        def lineReceived(self, line: bytes) -> None:
-            if self.pending is None:
-                print("not your turn")
-                return
-            state, seat, submit = self.pending
-            try:
-                action = state.parse_action(seat, line.decode("utf-8", "replace").strip())
-            except ValueError as exc:
-                print(f"? {exc}")
-                return
-            self.pending = None
-            submit(action)
-
-    lines = Lines()
-
-    class LineController:
-        def hand_started(self, state: Any, seat: int) -> None:
-            print(f"— new hand, you are seat {seat} —")
-
-        def your_turn(self, state: Any, seat: int, submit: Any) -> None:
-            print(state.player_view(seat))
-            print(f"your move ({', '.join(state.legal_kinds(seat))}):")
-            lines.pending = (state, seat, submit)
-
-        def rejected(self, state: Any, seat: int, error: str) -> None:
-            print(f"refused: {error}")
-
-        def notify(self, event: dict[str, Any]) -> None:
-            if event.get("type") in ("status", "log", "action"):
-                print(event.get("text") or event)
-
-        def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
-            print(f"hand over: {result.points} ({verdict})")
-
-        def match_ended(self, standings: dict[str, Any]) -> None:
-            print(f"match over: {format_standings(standings)}")
-
-    stdio.StandardIO(lines)
-    rc: dict[str, int] = {}
-    node = connect_peer(reactor, host, port, name, LineController(), key, args.data_dir,
-                        **_options(args))
-    node.done.addCallbacks(lambda _: rc.setdefault("rc", 0),
-                           lambda f: (print(f.getErrorMessage()), rc.setdefault("rc", 1)))
-    node.done.addBoth(lambda _: reactor.stop())
-    reactor.run()
-    return rc.get("rc", 1)
+    rc, error = run_reactor(start, with_asyncio=True, stop_delay=0)
+    if error is not None:
+        print(f"p2p-burraco join: {error}", file=sys.stderr)
+        return 1
+    return rc if isinstance(rc, int) else 1

@@ -126,34 +126,15 @@ def best_strategy(game: str) -> str:
 def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = None) -> int:
     """Host + bot peers + the console's peer, all on Twisted's asyncio reactor in this
     process, talking over real loopback TCP; returns when the person quits."""
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    from twisted.internet import asyncioreactor
+    from ..net.runtime import run_reactor
 
-    asyncioreactor.install(loop)  # type: ignore[no-untyped-call]  # before the reactor import
-    from twisted.internet import reactor as installed
-
-    reactor: Any = installed
-
-    rc: dict[str, Any] = {}
-
-    def main() -> None:
-        d = start_play(reactor, args, input=input, output=output)
-
-        def done(result: Any) -> None:
-            if isinstance(result, int):
-                rc["rc"] = result
-            else:  # a Failure: show it after the screen is restored
-                rc["rc"] = 1
-                rc["error"] = result.getErrorMessage()
-            reactor.stop()
-        d.addBoth(done)
-
-    reactor.callWhenRunning(main)
-    reactor.run()
-    if "error" in rc:
-        print(f"p2p-burraco play: {rc['error']}", file=sys.stderr)
-    return int(rc.get("rc", 1))
+    rc, error = run_reactor(lambda reactor: start_play(reactor, args, input=input,
+                                                       output=output),
+                            with_asyncio=True, stop_delay=0)
+    if error is not None:  # shown after the screen is restored
+        print(f"p2p-burraco play: {error}", file=sys.stderr)
+        return 1
+    return int(rc) if isinstance(rc, int) else 1
 
 
 def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
@@ -163,12 +144,11 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     exit code when the person quits. Reused by the tests with pipe input."""
     from pathlib import Path
 
-    from twisted.internet.defer import Deferred
-
     from ..console import model_from_args, run_console_peer
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
+    from ..net.runtime import as_deferred
     from .join import LazyBotController, bot_factory
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
@@ -207,7 +187,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
             if port is not None:
                 port.stopListening()
 
-    return Deferred.fromFuture(asyncio.ensure_future(session()))
+    return as_deferred(session())
 
 
 def initial_standings(args: argparse.Namespace) -> dict[str, Any]:

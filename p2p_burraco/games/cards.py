@@ -11,7 +11,8 @@ Notation (parsed case-insensitively, printed canonically):
   f (fiori = ♣), p (picche = ♠), cu (cuori = ♥) — plain `c` always means clubs.
 - The joker: `JK` (also `jolly`, `*`, `★`).
 - Italian 40-card decks: suits d c b s = denari, coppe, bastoni, spade (on an Italian deck
-  `c` is coppe); ranks A 2..7 and the figures J (fante), Q (cavallo), K (re).
+  `c` is coppe); ranks A 2..7 and the figures J (fante), Q (cavallo), K (re) — also typed
+  as the numbers printed on the cards, 8 9 10.
 """
 
 from __future__ import annotations
@@ -97,6 +98,9 @@ _RANK_WORDS = {
     "fante": 11, "f": 11, "cavallo": 12, "donna": 12, "c": 12, "re": 13, "r": 13,
 }
 _RANK_WORDS.update({str(r): r for r in range(2, 10)})
+# Italian 40-card decks number their figures 8, 9, 10 (fante, cavallo, re), as printed on
+# napoletane and piacentine cards; typed on an Italian deck those numbers mean the figures.
+ITALIAN_FIGURE_NUMBERS = {8: JACK, 9: QUEEN, 10: KING}
 _JOKER_WORDS = {"jk", "jolly", "joker", "*", "★"}
 
 _TOKEN = re.compile(r"^(10|[2-9]|[atjqk1])(.+)$", re.IGNORECASE)
@@ -151,6 +155,8 @@ class Card:
             raise NotationError(f"{text!r}: unknown rank {m.group(1)!r}")
         if suit is None:
             raise NotationError(f"{text!r}: unknown suit {m.group(2)!r}")
+        if italian and rank in ITALIAN_FIGURE_NUMBERS:
+            rank = ITALIAN_FIGURE_NUMBERS[rank]
         return cls(rank, suit)
 
     def __str__(self) -> str:

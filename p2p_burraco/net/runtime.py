@@ -1,0 +1,87 @@
+"""Running Twisted's reactor for a command, so that only `net/` imports Twisted.
+
+Each command hands over one `start(reactor)` function that sets its nodes going and returns
+what marks the end (a Deferred, a coroutine or an awaitable). The reactor runs until that
+fires, then stops; the command gets `(result, error)` back with no Twisted type in sight.
+`with_asyncio=True` runs on Twisted's asyncio reactor on a fresh event loop, so that
+prompt-toolkit's full-screen application shares the loop with the network.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any, Callable
+
+from twisted.internet.defer import Deferred, ensureDeferred, maybeDeferred
+from twisted.python.failure import Failure
+
+Start = Callable[[Any], Any]
+
+
+def install_asyncio_reactor() -> Any:
+    """Twisted's asyncio reactor on a fresh loop (once per process; must run before anything
+    imports `twisted.internet.reactor`). Returns the reactor."""
+    from twisted.internet import asyncioreactor
+
+    try:
+        loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(loop)
+        asyncioreactor.install(loop)  # type: ignore[no-untyped-call]
+    except Exception:  # a reactor is already installed (e.g. `join` started under `play`)
+        pass
+    from twisted.internet import reactor
+
+    return reactor
+
+
+def as_deferred(value: Any) -> Deferred[Any]:
+    """A Deferred for whatever `start` returned: a Deferred, a coroutine, an asyncio future
+    or awaitable, or a plain value."""
+    if isinstance(value, Deferred):
+        return value
+    if inspect.iscoroutine(value):
+        return Deferred.fromFuture(asyncio.ensure_future(value))
+    if inspect.isawaitable(value):
+        return ensureDeferred(value)  # type: ignore[arg-type]
+    return maybeDeferred(lambda: value)
+
+
+def run_reactor(start: Start, *, with_asyncio: bool = False, stop_delay: float = 0.05,
+                timeout: float | None = None) -> tuple[Any, str | None]:
+    """Run the reactor until what `start(reactor)` returned fires; stop it `stop_delay`
+    seconds later (so sockets close cleanly). Returns (result, None), (None, error text),
+    or (None, None) when the reactor was stopped from outside (Ctrl-C) before the end.
+    `timeout` stops a run that never finishes, as an error."""
+    if with_asyncio:
+        reactor: Any = install_asyncio_reactor()
+    else:
+        from twisted.internet import reactor as default
+
+        reactor = default
+    outcome: dict[str, Any] = {}
+
+    def finish(result: Any) -> None:
+        if isinstance(result, Failure):
+            outcome.setdefault("error", result.getErrorMessage())
+        else:
+            outcome.setdefault("result", result)
+        if reactor.running:
+            reactor.callLater(stop_delay, reactor.stop)
+
+    def begin() -> None:
+        try:
+            d = as_deferred(start(reactor))
+        except Exception as exc:  # a bad option found while starting: report, stop
+            finish(Failure(exc))
+            return
+        d.addBoth(finish)
+
+    reactor.callWhenRunning(begin)
+    if timeout is not None:
+        reactor.callLater(timeout, lambda: finish(Failure(TimeoutError(
+            f"did not finish within {timeout:.0f} s"))))
+    reactor.run()
+    if "error" in outcome:
+        return None, str(outcome["error"])
+    return outcome.get("result"), None
