@@ -395,7 +395,7 @@ def test_briscola_30_play_by_card_or_by_place(text: str, card: str) -> None:
 @pytest.mark.parametrize("text,error", [
     ("", ActionSyntaxError), ("play", ActionSyntaxError), ("play 9z", ActionSyntaxError),
     ("play 3d 5c", ActionSyntaxError), ("play 4", RuleViolation), ("play 0", RuleViolation),
-    ("play 8d", RuleViolation),  # 8 = the fante as printed on napoletane: not in this hand
+    ("play 8h", ActionSyntaxError),  # no hearts on an Italian deck
 ])
 def test_briscola_30_bad_input_is_named(text: str, error: type) -> None:
     h = dealt(2, 1, hands={0: "3d 5c 6c"})
@@ -404,6 +404,15 @@ def test_briscola_30_bad_input_is_named(text: str, error: type) -> None:
     assert str(exc.value)
     if error is RuleViolation:
         assert exc.value.rule_id == "BRISCOLA-30"
+
+
+def test_briscola_30_figures_typed_by_their_printed_number() -> None:
+    """BRISCOLA-30: on Italian decks 8, 9, 10 are the fante, cavallo and re as printed."""
+    h = dealt(2, 1, hands={0: "3d Jd 6c", 1: "Ad 2c 4c"})
+    assert str(h.parse_action(0, "play 8d")) == "play Jd"
+    with pytest.raises(RuleViolation) as exc:
+        h.parse_action(0, "play 10d")  # the re di denari: not in this hand
+    assert exc.value.rule_id == "BRISCOLA-13"
 
 
 @pytest.mark.parametrize("data", [
