@@ -16,7 +16,7 @@ from p2p_burraco.console.commands import (
     lookup,
     run_command,
 )
-from p2p_burraco.console.localtable import bot_strategy
+from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.games.base import RuleViolation
 

@@ -90,7 +90,7 @@ async def play_burraco_action(drv: Driver, model: ConsoleModel, action: object) 
 
 
 def test_burraco_whole_hand_by_keystrokes() -> None:
-    from p2p_burraco.console.localtable import bot_strategy
+    from p2p_burraco.bots.controller import best_strategy as bot_strategy
 
     model, table = local_table("burraco", seed=7)
     brain = bot_strategy("burraco", random.Random(3))

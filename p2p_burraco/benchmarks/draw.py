@@ -24,7 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--variant", default="fibur", help="Burraco rule set (default fibur)")
     p.add_argument("--players", type=int, default=4, help="seats (default 4)")
     p.add_argument("--hands", type=int, default=1, help="hands to play (default 1)")
-    p.add_argument("--strategy", default=None, help="bot strategy (default greedy/random)")
+    p.add_argument("--strategy", default="greedy", help="bot strategy (default greedy)")
     p.add_argument("--seed", type=int, default=None)
 
 
@@ -58,7 +58,7 @@ class DrawTimer:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..commands.join import LazyBotController, bot_factory
+    from ..bots.controller import LazyBotController, bot_factory
     from ..net.host import HostConfig, start_host
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor

@@ -56,6 +56,10 @@ _SAVE_TRUST = 1.0            # a later partner may take the trick back: how far 
 _PLAYOUTS = 80               # pairs: deals sampled and played out per decision
 _PRIOR_WEIGHT = 0.5          # weight of the rule-of-thumb score beside the playouts
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
+_OPP_MEAN = 0.0              # pairs endgame: weight of the opponents' average reply beside
+                             # their best one (they may not find it)
+_OPP_NOISE = 0.5             # playouts: share of opponents' plays drawn at random (opponents
+                             # are not assumed to play the quick policy perfectly)
 
 
 @dataclass
@@ -131,7 +135,7 @@ class HeuristicBot:
         """Sample deals of the unseen cards (hidden hand slots, then the stock in a random
         order, the face-up briscola last) and play each candidate out with the quick policy;
         the card with the best average wins, the rule-of-thumb score breaking near ties."""
-        search = _Search(table)
+        search = _Search(table, self.rng)
         totals = [0.0] * len(plays)
         for _ in range(self.playouts):
             hands, stock = self._random_deal(table)
@@ -292,7 +296,9 @@ class _Search:
     `card_points`; models drawing (winner first, in play order, briscola last) and the
     vinco-subito stop."""
 
-    def __init__(self, table: _Table) -> None:
+    def __init__(self, table: _Table, rng: random.Random | None = None) -> None:
+        self.rng = rng
+        self.opp_mean = _OPP_MEAN
         self.n = table.n
         self.me = side_of(table.seat)
         self.seat = table.seat
@@ -334,6 +340,9 @@ class _Search:
         n, beat, pts, side = self.n, self.beat, self.pts, self.side
         cheap, load, take, strozzo = self.k_cheap, self.k_load, self.k_take, self.k_strozzo
         trump = self.is_trump
+        me = self.me
+        noise = _OPP_NOISE if self.rng is not None else 0.0
+        rand = self.rng.random if self.rng is not None else None
         hands = [list(h) for h in hands]
         hands[self.seat].remove(cid)
         stock = list(stock)
@@ -360,14 +369,19 @@ class _Search:
                     return self._final(points, stopped_by=None)
                 seat = best_seat
                 hand = hands[seat]
-                c = min(hand, key=cheap.__getitem__)
+                if side[seat] != me and noise and rand() < noise:
+                    c = hand[int(rand() * len(hand))]
+                else:
+                    c = min(hand, key=cheap.__getitem__)
                 hand.remove(c)
                 best_card, on_table, played = c, pts[c], 1
                 continue
             seat = (seat + 1) % n
             hand = hands[seat]
             last = played == n - 1
-            if side[best_seat] == side[seat]:
+            if side[seat] != me and noise and rand() < noise:
+                c = hand[int(rand() * len(hand))]
+            elif side[best_seat] == side[seat]:
                 c = max(hand, key=load.__getitem__) if last else min(hand, key=cheap.__getitem__)
             else:
                 winners = [x for x in hand if beat[x][best_card]]
@@ -416,6 +430,18 @@ class _Search:
               alpha: float, beta: float) -> float:
         maximize = side_of(seat) == self.me
         hand = hands[seat]
+        if self.opp_mean and self.n == 4:
+            # no pruning: opponents are worth a blend of their best and average reply
+            vals = []
+            for cid in hand:
+                rest = [c for c in hand if c != cid]
+                child = hands[:seat] + [rest] + hands[seat + 1:]
+                vals.append(self._after(child, stock, trick + [(seat, cid)], seat, points,
+                                        -math.inf, math.inf))
+            if maximize:
+                return max(vals)
+            w = self.opp_mean
+            return (1 - w) * min(vals) + w * sum(vals) / len(vals)
         value = -math.inf if maximize else math.inf
         for cid in hand:
             rest = [c for c in hand if c != cid]

@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hands", type=int, default=None,
                    help="end the match after K hands (the host then exits; see --keep)")
     p.add_argument("--bots", type=int, default=0, help="seat K bots (peers over loopback)")
-    p.add_argument("--strategy", default=None, help="strategy of the host's bots")
+    p.add_argument("--strategy", default=None, help="strategy of the host's bots (heuristic, greedy, random; default heuristic)")
     p.add_argument("--grace", type=float, default=60.0,
                    help="seconds a dropped player's seat is held mid-hand (default 60)")
     p.add_argument("--no-bot-replace", action="store_true",
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
-    from .join import LazyBotController, bot_factory
+    from ..bots.controller import LazyBotController, bot_factory
 
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)

@@ -19,7 +19,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="your name at the table (1-32 characters)")
     p.add_argument("--bot", action="store_true", help="play by itself; exit when the match ends")
     p.add_argument("--strategy", default=None,
-                   help="with --bot: the bot strategy (default: greedy, else random)")
+                   help="with --bot: the bot strategy (heuristic, greedy or random; "
+                        "default heuristic)")
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
     p.add_argument("--seat", type=int, default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
@@ -39,63 +40,6 @@ def parse_address(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{text!r} is not HOST[:PORT] (e.g. 192.168.1.20:7777)")
     return host, int(port)
-
-
-class BotController:
-    """A SeatController that asks a bot strategy for every move (bots/ chooses, the rules
-    engine decides what is legal, the table layer checks it again)."""
-
-    MAX_REJECTIONS = 20
-
-    def __init__(self, game: str, strategy: str | None, rng: random.Random) -> None:
-        from ..bots import make_strategy, strategy_names
-
-        names = strategy_names(game)
-        wanted = [strategy] if strategy else ["greedy", "random"]
-        self.strategy: Any = None
-        last: Exception | None = None
-        for name in wanted:
-            if name not in names and strategy is None:
-                continue
-            try:
-                self.strategy = make_strategy(game, name, random.Random(rng.getrandbits(64)))
-                break
-            except (ImportError, ValueError) as exc:  # a strategy module not built yet
-                last = exc
-        if self.strategy is None:
-            raise ValueError(f"no usable bot strategy for {game}: {last}")
-        self.rejections = 0
-        self.standings: dict[str, Any] | None = None
-
-    def hand_started(self, state: Any, seat: int) -> None:
-        self.rejections = 0
-
-    def your_turn(self, state: Any, seat: int, submit: Any) -> None:
-        submit(self.strategy.choose(state, seat))
-
-    def rejected(self, state: Any, seat: int, error: str) -> None:
-        self.rejections += 1
-        logging.getLogger("p2p_burraco.bot").warning("seat %d: action refused: %s", seat, error)
-        if self.rejections > self.MAX_REJECTIONS:
-            raise RuntimeError(f"the bot's actions were refused {self.rejections} times")
-
-    def notify(self, event: dict[str, Any]) -> None:
-        pass
-
-    def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
-        pass
-
-    def match_ended(self, standings: dict[str, Any]) -> None:
-        self.standings = standings
-
-
-def bot_factory(strategy: str | None, seed: int | None) -> Any:
-    """(game) → BotController; used by `join --bot`, `host --bots` and `play`."""
-    rng = random.Random(seed)
-
-    def make(game: str) -> BotController:
-        return BotController(game, strategy, random.Random(rng.getrandbits(64)))
-    return make
 
 
 def identity_for(data_dir: Path | None, name: str, ephemeral: bool) -> Any:
@@ -143,6 +87,7 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
+    from ..bots.controller import LazyBotController, bot_factory
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor
 
@@ -163,38 +108,6 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
         return 1
     print(f"{name}: match over: {format_standings(standings)}")
     return 0
-
-
-class LazyBotController:
-    """Builds the bot once the game is known (at `hand_started`), then delegates."""
-
-    def __init__(self, factory: Any) -> None:
-        self.factory = factory
-        self.inner: BotController | None = None
-        self.node: Any = None
-
-    def _bot(self, state: Any) -> BotController:
-        if self.inner is None:
-            self.inner = self.factory(state.game)
-        return self.inner
-
-    def hand_started(self, state: Any, seat: int) -> None:
-        self._bot(state).hand_started(state, seat)
-
-    def your_turn(self, state: Any, seat: int, submit: Any) -> None:
-        self._bot(state).your_turn(state, seat, submit)
-
-    def rejected(self, state: Any, seat: int, error: str) -> None:
-        self._bot(state).rejected(state, seat, error)
-
-    def notify(self, event: dict[str, Any]) -> None:
-        pass
-
-    def hand_ended(self, state: Any, result: Any, verdict: str) -> None:
-        pass
-
-    def match_ended(self, standings: dict[str, Any]) -> None:
-        pass
 
 
 def format_standings(standings: dict[str, Any]) -> str:

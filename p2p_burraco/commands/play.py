@@ -78,8 +78,9 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
     import random
 
     from ..bots import make_strategy
+    from ..bots.controller import BotController
     from ..console.app import create_application
-    from ..console.localtable import BotController, LocalTable
+    from ..console.localtable import LocalTable
     from ..console.model import ConsoleModel
     from ..selfplay import SelfplayConfig
 
@@ -89,8 +90,7 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
     rng = random.Random(seed)
     model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
                                   target=args.target)
-    strategy = args.bot_kind if args.bot_kind != "heuristic" else best_strategy(args.game)
-    bots = [BotController(make_strategy(args.game, strategy,
+    bots = [BotController(make_strategy(args.game, args.bot_kind,
                                         random.Random(rng.getrandbits(64))))
             for _ in range(args.players - 1)]
     names = [args.name] + [f"bot {i}" for i in range(1, args.players)]
@@ -106,21 +106,6 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
     app = create_application(model, input=input, output=output)
     result = await app.run_async(pre_run=start_table)
     return int(result or 0)
-
-
-def best_strategy(game: str) -> str:
-    """The strongest bot this checkout has for `game`: heuristic, else greedy, else random."""
-    import random
-
-    from ..bots import make_strategy
-
-    for name in ("heuristic", "greedy", "random"):
-        try:
-            make_strategy(game, name, random.Random(0))
-        except (ImportError, AttributeError, ValueError):
-            continue
-        return name
-    raise ValueError(f"no bot strategy for {game}")
 
 
 def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = None) -> int:
@@ -149,17 +134,14 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
     from ..net.runtime import as_deferred
-    from .join import LazyBotController, bot_factory
+    from ..bots.controller import LazyBotController, bot_factory
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
-    strategy = args.bot_kind or best_strategy(args.game)
-    if strategy == "heuristic":
-        strategy = best_strategy(args.game)
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      data_dir=data_dir, exit_when_done=False, name="play",
                      seed=args.seed)
-    factory = bot_factory(strategy, args.seed)
+    factory = bot_factory(args.bot_kind, args.seed)
     host_key = load_or_create_identity(data_dir / "host")
     node = start_host(reactor, cfg, identity=host_key,
                       bot_controller=lambda: LazyBotController(factory))

@@ -16,48 +16,12 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ..bots import Strategy, make_strategy
 from ..controller import SeatController, Submit
 from ..games.base import Action, HandState, RuleViolation, Seat, check_cards_conserved
 from ..selfplay import SelfplayConfig, deal_known, make_match
 
 MAX_REFUSALS = 50
 """A controller refused this many times in a row is a bug, not a person thinking."""
-
-
-class BotController:
-    """A strategy as a seat controller: it answers every turn at once."""
-
-    def __init__(self, strategy: Strategy) -> None:
-        self.strategy = strategy
-
-    def hand_started(self, state: HandState, seat: Seat) -> None:
-        pass
-
-    def your_turn(self, state: HandState, seat: Seat, submit: Submit) -> None:
-        submit(self.strategy.choose(state, seat))
-
-    def rejected(self, state: HandState, seat: Seat, error: str) -> None:
-        raise RuntimeError(f"bot {self.strategy.name} at seat {seat} was refused: {error}")
-
-    def notify(self, event: dict[str, Any]) -> None:
-        pass
-
-    def hand_ended(self, state: HandState, result: Any, verdict: str) -> None:
-        pass
-
-    def match_ended(self, standings: dict[str, Any]) -> None:
-        pass
-
-
-def bot_strategy(game: str, rng: random.Random) -> Strategy:
-    """The best bot available: "heuristic", else "greedy", else "random"."""
-    for name in ("heuristic", "greedy", "random"):
-        try:
-            return make_strategy(game, name, random.Random(rng.getrandbits(64)))
-        except (ImportError, AttributeError, ValueError):
-            continue
-    raise ValueError(f"no bot strategy for {game}")
 
 
 class LocalTable:

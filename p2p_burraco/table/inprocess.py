@@ -22,40 +22,11 @@ from ..bots import Strategy
 from ..fairdeal import signing
 from ..games.base import Action, HandResult, HandState, Match, Seat
 from ..selfplay import SelfplayConfig, make_match, make_strategies
+from ..bots.controller import BotController
 from .host import HandRecord, HostTable, Outgoing
 from .seat import SeatClient
 
 MAX_MESSAGES_PER_HAND = 200_000
-
-
-class BotController:
-    """A SeatController that asks a bot strategy and answers at once."""
-
-    def __init__(self, strategy: Strategy) -> None:
-        self.strategy = strategy
-        self.rejections: list[str] = []
-        self.events: list[dict[str, Any]] = []
-        self.verdicts: list[str] = []
-        self.final: dict[str, Any] | None = None
-
-    def hand_started(self, state: HandState, seat: Seat) -> None:
-        """Nothing to prepare: a bot reads the replica when asked."""
-
-    def your_turn(self, state: HandState, seat: Seat, submit: Callable[[Action], None]) -> None:
-        submit(self.strategy.choose(state, seat))
-
-    def rejected(self, state: HandState, seat: Seat, error: str) -> None:
-        self.rejections.append(error)
-
-    def notify(self, event: dict[str, Any]) -> None:
-        if event.get("type") in ("error", "void"):
-            self.events.append(event)
-
-    def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
-        self.verdicts.append(verdict)
-
-    def match_ended(self, standings: dict[str, Any]) -> None:
-        self.final = standings
 
 
 def _derive(seed: int, label: str) -> bytes:

@@ -1,0 +1,118 @@
+"""Bots as seat controllers: the one adapter from a `Strategy` to `controller.SeatController`,
+used by selfplay over the full protocol, `join --bot`, `host --bots`, `play` and the tests.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any, Callable
+
+from ..controller import Submit
+from ..games.base import HandResult, HandState, Seat
+from . import Strategy, make_strategy
+
+DEFAULT_STRATEGY = "heuristic"
+"""The bot that fills empty seats unless told otherwise: the strongest we have."""
+
+log = logging.getLogger("p2p_burraco.bot")
+
+
+class BotController:
+    """Asks a strategy for every move and answers at once.
+
+    A refused move is recorded and logged, and the table asks again; more than
+    `MAX_REJECTIONS` refusals in one hand means a bug in the bot, not a person thinking, so
+    it raises rather than loop forever."""
+
+    MAX_REJECTIONS = 20
+
+    def __init__(self, strategy: Strategy) -> None:
+        self.strategy = strategy
+        self.rejections: list[str] = []
+        self.events: list[dict[str, Any]] = []
+        self.verdicts: list[str] = []
+        self.final: dict[str, Any] | None = None
+        self._refused_this_hand = 0
+
+    def hand_started(self, state: HandState, seat: Seat) -> None:
+        self._refused_this_hand = 0
+
+    def your_turn(self, state: HandState, seat: Seat, submit: Submit) -> None:
+        submit(self.strategy.choose(state, seat))
+
+    def rejected(self, state: HandState, seat: Seat, error: str) -> None:
+        self.rejections.append(error)
+        self._refused_this_hand += 1
+        log.warning("seat %d (%s): action refused: %s", seat, self.strategy.name, error)
+        if self._refused_this_hand > self.MAX_REJECTIONS:
+            raise RuntimeError(f"bot {self.strategy.name} at seat {seat} was refused "
+                               f"{self._refused_this_hand} times this hand: {error}")
+
+    def notify(self, event: dict[str, Any]) -> None:
+        if event.get("type") in ("error", "void"):
+            self.events.append(event)
+
+    def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
+        self.verdicts.append(verdict)
+
+    def match_ended(self, standings: dict[str, Any]) -> None:
+        self.final = standings
+
+    @property
+    def standings(self) -> dict[str, Any] | None:
+        return self.final
+
+
+BotFactory = Callable[[str], BotController]
+
+
+def bot_factory(strategy: str | None, seed: int | None) -> BotFactory:
+    """game → a fresh BotController of `strategy` (default: the strongest), each with its own
+    random stream drawn from `seed` (None: unseeded)."""
+    rng = random.Random(seed)
+    name = strategy or DEFAULT_STRATEGY
+
+    def make(game: str) -> BotController:
+        return BotController(make_strategy(game, name, random.Random(rng.getrandbits(64))))
+    return make
+
+
+class LazyBotController:
+    """A bot for a peer that learns its game only when the first hand starts (a `join --bot`
+    may sit at any table): builds the real BotController then, and delegates."""
+
+    def __init__(self, factory: BotFactory) -> None:
+        self.factory = factory
+        self.inner: BotController | None = None
+        self.node: Any = None
+
+    def _bot(self, state: HandState) -> BotController:
+        if self.inner is None:
+            self.inner = self.factory(state.game)
+        return self.inner
+
+    def hand_started(self, state: HandState, seat: Seat) -> None:
+        self._bot(state).hand_started(state, seat)
+
+    def your_turn(self, state: HandState, seat: Seat, submit: Submit) -> None:
+        self._bot(state).your_turn(state, seat, submit)
+
+    def rejected(self, state: HandState, seat: Seat, error: str) -> None:
+        self._bot(state).rejected(state, seat, error)
+
+    def notify(self, event: dict[str, Any]) -> None:
+        if self.inner is not None:
+            self.inner.notify(event)
+
+    def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
+        self._bot(state).hand_ended(state, result, verdict)
+
+    def match_ended(self, standings: dict[str, Any]) -> None:
+        if self.inner is not None:
+            self.inner.match_ended(standings)
+
+
+def best_strategy(game: str, rng: random.Random) -> Strategy:
+    """The default bot for `game`, with its own random stream."""
+    return make_strategy(game, DEFAULT_STRATEGY, random.Random(rng.getrandbits(64)))
