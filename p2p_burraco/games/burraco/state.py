@@ -653,6 +653,14 @@ class BurracoHand:
         return ("plain",)
 
     # ------------------------------------------------------------------ mutation
+    def _to_pile(self, seat: Seat, ref: CardRef) -> None:
+        """A card of `seat`'s hand goes face up on the discard pile (a discard, or
+        modificato's first-turn put-back)."""
+        self.learn(*ref)
+        self.hands[seat].remove(ref[0])
+        self.pile.append(ref[0])
+        self.owner[ref[0]] = PILE
+
     def _do(self, seat: Seat, action: Action, plan: object) -> None:
         if isinstance(action, A.Draw):
             self._draw_to(seat)
@@ -661,11 +669,7 @@ class BurracoHand:
                 self.can_redraw = True
             return
         if isinstance(action, A.Redraw):
-            self.learn(*action.card)
-            pos = action.card[0]
-            self.hands[seat].remove(pos)
-            self.pile.append(pos)
-            self.owner[pos] = PILE
+            self._to_pile(seat, action.card)
             self.can_redraw = False
             self._draw_to(seat)
             return
@@ -708,11 +712,7 @@ class BurracoHand:
             self._after_meld(seat)
             return
         if isinstance(action, A.Discard):
-            self.learn(*action.card)
-            pos = action.card[0]
-            self.hands[seat].remove(pos)
-            self.pile.append(pos)
-            self.owner[pos] = PILE
+            self._to_pile(seat, action.card)
             what = cast("tuple[str]", plan)[0]
             if what == "pozzetto":
                 self._claim_pozzetto(seat, al_volo=False)
