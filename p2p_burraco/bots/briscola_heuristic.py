@@ -18,7 +18,9 @@ How it thinks, in the order a club player would:
   has not seen (hidden hand slots, then the stock, the face-up briscola last) and plays each
   of its cards out to the end of the smazzata with a quick player on every seat (cheapest
   liscio, load a partner's sure trick, take points with the cheapest card that does); the
-  average result plus half the rule-of-thumb score above picks the card. Head to head the
+  average result plus the rule-of-thumb score above picks the card. In those playouts the
+  opponents slip (play a card at random) half the time: assuming they always find the
+  sensible card made the bot too timid against real, fallible players. Head to head the
   rules of thumb alone measured better, so playouts are for pairs only.
 - **Endgame.** When what is left is small, it stops guessing and searches: head to head with
   at most two cards to draw it enumerates every way the unseen cards can lie (opponent's hand,
@@ -54,10 +56,8 @@ _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this ma
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
 _SAVE_TRUST = 1.0            # a later partner may take the trick back: how far to count on it
 _PLAYOUTS = 80               # pairs: deals sampled and played out per decision
-_PRIOR_WEIGHT = 0.5          # weight of the rule-of-thumb score beside the playouts
+_PRIOR_WEIGHT = 1.0          # weight of the rule-of-thumb score beside the playouts
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
-_OPP_MEAN = 0.0              # pairs endgame: weight of the opponents' average reply beside
-                             # their best one (they may not find it)
 _OPP_NOISE = 0.5             # playouts: share of opponents' plays drawn at random (opponents
                              # are not assumed to play the quick policy perfectly)
 
@@ -298,7 +298,6 @@ class _Search:
 
     def __init__(self, table: _Table, rng: random.Random | None = None) -> None:
         self.rng = rng
-        self.opp_mean = _OPP_MEAN
         self.n = table.n
         self.me = side_of(table.seat)
         self.seat = table.seat
@@ -336,7 +335,8 @@ class _Search:
         """Value for the searching side if its seat plays `cid` now and then every seat
         follows the quick playout policy to the end of this deal: lead or throw the cheapest
         liscio, load a partner's trick when last, take points with the cheapest card that
-        does (the asso of the suit on a figure, a briscola on a carico)."""
+        does (the asso of the suit on a figure, a briscola on a carico). Given an rng, each
+        opponent's play is instead a random card of its hand with chance `_OPP_NOISE`."""
         n, beat, pts, side = self.n, self.beat, self.pts, self.side
         cheap, load, take, strozzo = self.k_cheap, self.k_load, self.k_take, self.k_strozzo
         trump = self.is_trump
@@ -430,18 +430,6 @@ class _Search:
               alpha: float, beta: float) -> float:
         maximize = side_of(seat) == self.me
         hand = hands[seat]
-        if self.opp_mean and self.n == 4:
-            # no pruning: opponents are worth a blend of their best and average reply
-            vals = []
-            for cid in hand:
-                rest = [c for c in hand if c != cid]
-                child = hands[:seat] + [rest] + hands[seat + 1:]
-                vals.append(self._after(child, stock, trick + [(seat, cid)], seat, points,
-                                        -math.inf, math.inf))
-            if maximize:
-                return max(vals)
-            w = self.opp_mean
-            return (1 - w) * min(vals) + w * sum(vals) / len(vals)
         value = -math.inf if maximize else math.inf
         for cid in hand:
             rest = [c for c in hand if c != cid]
