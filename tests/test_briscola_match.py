@@ -8,6 +8,8 @@ import random
 import msgpack
 import pytest
 
+from p2p_burraco.selfplay import deal_known
+
 from p2p_burraco.games.base import HandResult, RuleViolation, check_cards_conserved
 from p2p_burraco.games.briscola import (
     PRESETS,
@@ -50,10 +52,7 @@ def run(m: BriscolaMatch, *results: HandResult) -> BriscolaMatch:
 
 def dealt(rules: object, n: int, dealer: int, seed: int) -> BriscolaHand:
     h = BriscolaHand(rules, n, dealer)  # type: ignore[arg-type]
-    order = list(range(40))
-    random.Random(seed).shuffle(order)
-    for p, c in enumerate(order):
-        h.learn(p, c)
+    deal_known(h, random.Random(seed))
     return h
 
 

@@ -10,6 +10,8 @@ from typing import Any
 import msgpack
 import pytest
 
+from p2p_burraco.selfplay import deal_known
+
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.games.briscola import PRESETS, BriscolaHand, RuleSet, new_match
 
@@ -20,10 +22,7 @@ SCOPERTE = PRESETS["carte-scoperte"]
 
 def dealt(rules: RuleSet, n: int, dealer: int = 0, seed: int = 0) -> BriscolaHand:
     h = BriscolaHand(rules, n, dealer)
-    order = list(range(40))
-    random.Random(seed).shuffle(order)
-    for p, c in enumerate(order):
-        h.learn(p, c)
+    deal_known(h, random.Random(seed))
     return h
 
 

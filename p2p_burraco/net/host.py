@@ -26,6 +26,7 @@ from twisted.internet.protocol import ServerFactory
 from twisted.python.failure import Failure
 
 from .. import __version__, wire
+from ..table.host import transcript_name
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol
@@ -674,10 +675,6 @@ def _json_default(v: Any) -> Any:
         return v.hex()
     raise TypeError(type(v).__name__)
 
-
-def transcript_name(hand_no: int) -> str:
-    """File name of a hand's transcript (hand_no from 0): what `p2p-burraco verify` reads."""
-    return f"hand-{hand_no + 1:03d}.p2pb"
 
 
 __all__: Sequence[str] = ("HostConfig", "HostNode", "HostConnection", "TableRoom",

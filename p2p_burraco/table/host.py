@@ -445,3 +445,8 @@ class HostTable:
             return self.start_hand()
         return []
 
+
+def transcript_name(hand_no: int) -> str:
+    """File name of a hand's transcript (hand_no from 0): what `p2p-burraco verify` reads,
+    the same in a host's data dir and a `selfplay --fair --record` directory."""
+    return f"hand-{hand_no + 1:03d}.p2pb"

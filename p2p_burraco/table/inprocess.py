@@ -23,7 +23,7 @@ from ..fairdeal import signing
 from ..games.base import Action, HandResult, HandState, Match, Seat
 from ..selfplay import SelfplayConfig, make_match, make_strategies
 from ..bots.controller import BotController
-from .host import HandRecord, HostTable, Outgoing
+from .host import HandRecord, HostTable, Outgoing, transcript_name
 from .seat import SeatClient
 
 MAX_MESSAGES_PER_HAND = 200_000
@@ -32,11 +32,6 @@ MAX_MESSAGES_PER_HAND = 200_000
 def _derive(seed: int, label: str) -> bytes:
     return hashlib.sha256(b"p2p-burraco/selfplay/v1\x00" + str(seed).encode() + b"\x00"
                           + label.encode()).digest()
-
-
-def transcript_name(hand_no: int) -> str:
-    """File name of a hand's transcript in a record directory."""
-    return f"hand-{hand_no + 1:03d}.p2pb"
 
 
 class InProcessTable:

@@ -60,31 +60,32 @@ class Draw(Action):
 
 
 @dataclass(frozen=True)
-class Take(Action):
-    """Take the whole discard pile (and, for a side still to open, open at once)."""
+class _TakeWithOpening(Action):
+    """Taking from the pile, with the melds that open a side still to open (classic)."""
 
-    kind: ClassVar[str] = "take"
+    verb: ClassVar[str] = "take"
     opening: tuple[tuple[CardRef, ...], ...] = ()
 
     def __str__(self) -> str:
-        return "take" + (f" meld {_groups_text(self.opening)}" if self.opening else "")
+        return self.verb + (f" meld {_groups_text(self.opening)}" if self.opening else "")
 
     def shown(self) -> tuple[CardRef, ...]:
         return tuple(r for g in self.opening for r in g)
 
 
 @dataclass(frozen=True)
-class TakeTop(Action):
+class Take(_TakeWithOpening):
+    """Take the whole discard pile (and, for a side still to open, open at once)."""
+
+    kind: ClassVar[str] = "take"
+
+
+@dataclass(frozen=True)
+class TakeTop(_TakeWithOpening):
     """Take only the top card of the pile (classic Buracco)."""
 
     kind: ClassVar[str] = "take_top"
-    opening: tuple[tuple[CardRef, ...], ...] = ()
-
-    def __str__(self) -> str:
-        return "take top" + (f" meld {_groups_text(self.opening)}" if self.opening else "")
-
-    def shown(self) -> tuple[CardRef, ...]:
-        return tuple(r for g in self.opening for r in g)
+    verb: ClassVar[str] = "take top"
 
 
 @dataclass(frozen=True)
