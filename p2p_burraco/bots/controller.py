@@ -113,6 +113,20 @@ class LazyBotController:
             self.inner.match_ended(standings)
 
 
+def timeout_bot(seed: int | None = None) -> Callable[[HandState, Seat], Any]:
+    """The bot that plays a seat's move when its clock runs out (TABLE-3): the strongest
+    strategy for the hand's game, made on first use."""
+    rng = random.Random(seed)
+    made: dict[str, Strategy] = {}
+
+    def choose(state: HandState, seat: Seat) -> Any:
+        strategy = made.get(state.game)
+        if strategy is None:
+            strategy = made[state.game] = best_strategy(state.game, rng)
+        return strategy.choose(state, seat)
+    return choose
+
+
 def best_strategy(game: str, rng: random.Random) -> Strategy:
     """The default bot for `game`, with its own random stream."""
     return make_strategy(game, DEFAULT_STRATEGY, random.Random(rng.getrandbits(64)))

@@ -24,16 +24,46 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="end the match after K hands (the host then exits; see --keep)")
     p.add_argument("--bots", type=int, default=0, help="seat K bots (peers over loopback)")
     p.add_argument("--strategy", default=None, help="strategy of the host's bots (heuristic, greedy, random; default heuristic)")
-    p.add_argument("--grace", type=float, default=60.0,
-                   help="seconds a dropped player's seat is held mid-hand (default 60)")
+    p.add_argument("--clock", type=float, default=None, metavar="SECONDS",
+                   help="seconds per move (default 90 for Burraco, 30 for Briscola) [TABLE-1]")
+    p.add_argument("--match-clock", type=float, default=None, metavar="MINUTES",
+                   help="each player's thinking time for the whole match (default off) "
+                        "[TABLE-2]")
+    p.add_argument("--step-deadline", type=float, default=30.0, metavar="SECONDS",
+                   help="seconds a connected player's program has for an automatic step "
+                        "(deal, keys, seed) before it counts as stalling (default 30) [TABLE-5]")
+    p.add_argument("--max-timeouts", type=int, default=3,
+                   help="Burraco turns in a row a player may let run out before counting as "
+                        "abandoned (default 3) [TABLE-3]")
+    p.add_argument("--grace", type=float, default=120.0,
+                   help="seconds a dropped player's seat is held (default 120) [TABLE-6]")
     p.add_argument("--no-bot-replace", action="store_true",
-                   help="when a grace period expires, wait for a person instead of a bot")
+                   help="no bot ever plays for an absent or timed-out player: they lose by "
+                        "abandonment instead [TABLE-3]")
     p.add_argument("--keep", action="store_true",
-                   help="keep serving after the --hands match is over")
+                   help="keep serving: when a match ends, a fresh table opens (with --bots, "
+                        "fresh bots sit down)")
+    p.add_argument("--fresh", action="store_true",
+                   help="do not resume the unfinished matches found in the data directory")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="transcripts, results and the host key (default: user data dir)")
     p.add_argument("--seed", type=int, default=None, help="seed the host's bots' choices")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
+
+
+def configure_logging(verbose: bool) -> None:
+    """What the host says: one line per join, seat, drop, return, timeout, hand, match and
+    alarm on stdout; `-v` adds the protocol's own events on stderr."""
+    say = logging.getLogger("p2p_burraco.host")
+    handler = logging.StreamHandler(sys.stdout)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    say.addHandler(handler)
+    say.setLevel(logging.INFO)
+    say.propagate = False
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.WARNING,
+                        format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    if verbose:
+        logging.getLogger("p2p_burraco").setLevel(logging.INFO)
 
 
 def lan_addresses() -> list[str]:
@@ -61,20 +91,30 @@ def run(args: argparse.Namespace) -> int:
     from ..net.runtime import run_reactor
     from ..bots.controller import LazyBotController, bot_factory
 
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
-                        format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
+    configure_logging(args.verbose)
     if args.bots < 0:
         raise ValueError("--bots must be 0 or more")
     if args.hands is not None and args.hands < 1:
         raise ValueError("--hands must be at least 1")
     if args.grace < 0:
         raise ValueError("--grace must be 0 or more seconds")
+    if args.clock is not None and args.clock <= 0:
+        raise ValueError("--clock must be a positive number of seconds")
+    if args.match_clock is not None and args.match_clock <= 0:
+        raise ValueError("--match-clock must be a positive number of minutes")
+    if args.step_deadline <= 0:
+        raise ValueError("--step-deadline must be a positive number of seconds")
+    if args.max_timeouts < 1:
+        raise ValueError("--max-timeouts must be at least 1")
     data_dir = args.data_dir or default_data_dir()
     cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      bots=args.bots, data_dir=data_dir, grace=args.grace,
                      replace_lost_with_bot=not args.no_bot_replace,
-                     exit_when_done=args.hands is not None and not args.keep)
+                     exit_when_done=args.hands is not None and not args.keep,
+                     clock=args.clock, match_clock=args.match_clock,
+                     step_deadline=args.step_deadline, max_timeouts=args.max_timeouts,
+                     keep=args.keep, resume=not args.fresh)
     factory = bot_factory(args.strategy, args.seed)
     key = load_or_create_identity(Path(data_dir) / "host")
 
@@ -82,7 +122,8 @@ def run(args: argparse.Namespace) -> int:
         node = start_host(reactor, cfg, identity=key,
                           bot_controller=lambda: LazyBotController(factory))
         host, port = node.address()
-        room = next(iter(node.lobby.tables.values()))
+        room = node.default_room
+        assert room is not None
         print(f"p2p-burraco host: {room.game} {room.variant}, {room.players} seats, "
               f"table {room.id}; listening on {host}:{port}")
         if host in ("0.0.0.0", ""):
@@ -90,14 +131,15 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  join with: p2p-burraco join {addr}:{port}")
         else:
             print(f"  join with: p2p-burraco join {host}:{port}")
-        print(f"  records in {Path(data_dir) / 'tables'}")
+        print(f"  records in {node.matches_dir}")
         sys.stdout.flush()
-        for _ in range(args.bots):
-            node.add_bot(room.id, None)
+        if room.status == "waiting":
+            for _ in range(args.bots):
+                node.add_bot(room.id, None)
 
         def finished(_: Any) -> None:
-            for r in node.lobby.tables.values():
-                print(f"table {r.id}: {r.summary()}")
+            for line in node.finished:
+                print(line)
             sys.stdout.flush()
 
         return node.all_done.addCallback(finished)

@@ -24,7 +24,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
     p.add_argument("--seat", type=int, default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
-                   help="where the identity key lives (default: the user's data directory)")
+                   help="where your identity, per-hand secrets and records live (default: "
+                        "the user's data directory; a returning player gets the seat back)")
+    p.add_argument("--reconnect-for", type=float, default=600.0, metavar="SECONDS",
+                   help="how long to keep retrying an unreachable host (default 600)")
     p.add_argument("--seed", type=int, default=None,
                    help="with --bot: seed the bot's choices (not its secrets)")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
@@ -42,18 +45,25 @@ def parse_address(text: str) -> tuple[str, int]:
     return host, int(port)
 
 
+def identity_home(data_dir: Path | None, name: str) -> Path:
+    """The directory of one identity: its key, seeds, signed statements and records (one
+    per name, so several peers can run from one account)."""
+    from ..net.identity import default_data_dir
+
+    base = data_dir or default_data_dir()
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
+    return base / "identities" / safe
+
+
 def identity_for(data_dir: Path | None, name: str, ephemeral: bool) -> Any:
-    """The peer's identity key: one file per name in the data directory (so several peers
-    can run from one account), or a fresh key that is never written (`ephemeral`)."""
+    """The peer's identity key, or a fresh key that is never written (`ephemeral`)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from ..net.identity import default_data_dir, load_or_create_identity
+    from ..net.identity import load_or_create_identity
 
     if ephemeral:
         return Ed25519PrivateKey.generate()
-    base = data_dir or default_data_dir()
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in name)
-    return load_or_create_identity(base / "identities" / safe)
+    return load_or_create_identity(identity_home(data_dir, name))
 
 
 def default_name(bot: bool) -> str:
@@ -77,13 +87,19 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s", stream=sys.stderr)
     key = identity_for(args.data_dir, name, ephemeral=ephemeral)
+    args.home = None if ephemeral else identity_home(args.data_dir, name)
+    if args.reconnect_for < 0:
+        raise ValueError("--reconnect-for must be 0 or more seconds")
     if args.bot:
         return _run_bot(args, host, port, name, key)
     return _run_console(args, host, port, name, key)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
-    return {"table": args.table, "seat": args.seat}
+    from ..bots.controller import timeout_bot
+
+    return {"table": args.table, "seat": args.seat, "reconnect_for": args.reconnect_for,
+            "fallback": timeout_bot(args.seed)}
 
 
 def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
@@ -94,7 +110,7 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
     controller = LazyBotController(bot_factory(args.strategy, args.seed))
 
     def start(reactor: Any) -> Any:
-        node = connect_peer(reactor, host, port, name, controller, key, args.data_dir,
+        node = connect_peer(reactor, host, port, name, controller, key, args.home,
                             **_options(args))
         controller.node = node
         return node.done
@@ -124,7 +140,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
 
     def start(reactor: Any) -> Any:
         def connect(controller: Any) -> Any:
-            return connect_peer(reactor, host, port, name, controller, key, args.data_dir,
+            return connect_peer(reactor, host, port, name, controller, key, args.home,
                                 **_options(args))
         return run_console_peer(args, connect)
 

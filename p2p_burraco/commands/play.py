@@ -139,21 +139,25 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
-                     data_dir=data_dir, exit_when_done=False, name="play",
-                     seed=args.seed)
+                     data_dir=data_dir / "play", exit_when_done=False, name="play",
+                     seed=args.seed, resume=False)
     factory = bot_factory(args.bot_kind, args.seed)
     host_key = load_or_create_identity(data_dir / "host")
     node = start_host(reactor, cfg, identity=host_key,
                       bot_controller=lambda: LazyBotController(factory))
     host, port = node.address()
-    room = next(iter(node.lobby.tables.values()))
-    me = load_or_create_identity(data_dir / "identities" / _safe(args.name))
+    room = node.default_room
+    assert room is not None
+    home = data_dir / "identities" / _safe(args.name)
+    me = load_or_create_identity(home)
     for seat in range(1, args.players):
         node.add_bot(room.id, seat)
 
+    from ..bots.controller import timeout_bot
+
     def connect(controller: Any) -> Any:
-        return connect_peer(reactor, host, port, args.name, controller, me, data_dir,
-                            table=room.id, seat=0)
+        return connect_peer(reactor, host, port, args.name, controller, me, home,
+                            table=room.id, seat=0, fallback=timeout_bot(args.seed))
 
     model = model or model_from_args(args)
     model.notify({"type": "standings", **initial_standings(args)})

@@ -8,9 +8,11 @@ sealed envelope and every face-up proof against the seeds; every alarm (a false 
 the alarmist); every incident (a signed message the host refused); and, for a whole
 transcript, that the log is the one the seats signed at the end.
 
-A fault is (seat, what, where): `seat` None means the host — or whoever wrote the file —
-since a record the seats' own signatures contradict was made by no seat; `where` is the
-log index of the message that proves it (None when the proof is an absence).
+A fault is (seat, what, where, detail, party). `party` says who the evidence convicts:
+"seat" (`seat` names it: its own signed statement proves the deviation), "host" (a statement
+signed by the host's key is false), or "record" (something no key signed: the file was
+altered, or entries were cut — whoever wrote it). `where` is the log index of the message
+that proves it (None when the proof is an absence).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from . import signing
-from .deal import SEAT_TYPES
+from .deal import HOST_TYPES, SEAT_TYPES, x25519_key_error
 from .derive import HAND_ID_BYTES, SEED_BYTES, SeatSecrets, commitment
 from .envelope import EnvelopeError, open_box
 from .group import BadPoint, card_points, invalid_points, is_valid_point
@@ -30,27 +32,43 @@ from .passes import claim_holds, deck_hash, deck_shape_error, lock_pass, shuffle
 from .transcript import Transcript, TranscriptError, log_hash
 
 
+PARTIES = ("seat", "host", "record")
+
+
 @dataclass(frozen=True)
 class Fault:
-    """One deviation: who, what, and which message proves it."""
+    """One deviation: who, what, and which message proves it (see the module docstring)."""
 
     seat: int | None
     what: str
     where: int | None
     detail: str = ""
+    party: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.party:
+            object.__setattr__(self, "party", "seat" if self.seat is not None else "record")
+        if self.party not in PARTIES:
+            raise ValueError(f"no party {self.party!r}")
 
     def to_wire(self) -> list[Any]:
-        return [self.seat, self.what, self.where, self.detail]
+        return [self.seat, self.what, self.where, self.detail, self.party]
 
     @classmethod
     def from_wire(cls, v: Sequence[Any]) -> Fault:
-        return cls(v[0], str(v[1]), v[2], str(v[3]) if len(v) > 3 else "")
+        party = str(v[4]) if len(v) > 4 and v[4] in PARTIES else ""
+        return cls(v[0], str(v[1]), v[2], str(v[3]) if len(v) > 3 else "", party)
+
+    def who(self) -> str:
+        if self.party == "seat":
+            return f"seat {self.seat}"
+        if self.party == "host":
+            return "the host"
+        return "the record (no key signed this: altered or cut by whoever wrote it)"
 
     def __str__(self) -> str:
-        who = "the host (or whoever wrote this record)" if self.seat is None \
-            else f"seat {self.seat}"
         at = f" at message {self.where}" if self.where is not None else ""
-        return f"{who}: {self.what}{at}" + (f" — {self.detail}" if self.detail else "")
+        return f"{self.who()}: {self.what}{at}" + (f" — {self.detail}" if self.detail else "")
 
 
 @dataclass
@@ -92,7 +110,8 @@ class _Log:
     n_seats: int
     n_cards: int
     deck_id: str
-    keys: list[Ed25519PublicKey]
+    keys: list[bytes]
+    host_key: bytes
     commits: dict[int, tuple[int, bytes, bytes]] = field(default_factory=dict)
     passes: list[tuple[int, int, str, Mapping[str, Any]]] = field(default_factory=list)
     releases: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
@@ -102,6 +121,9 @@ class _Log:
     reveals: dict[int, tuple[int, bytes]] = field(default_factory=dict)
     voids: list[int] = field(default_factory=list)
     incidents: list[dict[str, Any]] = field(default_factory=list)
+    refusals: list[tuple[int, int, Mapping[str, Any]]] = field(default_factory=list)
+    timeouts: list[int] = field(default_factory=list)
+    abandons: list[tuple[int, int]] = field(default_factory=list)
 
 
 def _hand_start_error(hs: Mapping[str, Any]) -> str | None:
@@ -122,8 +144,13 @@ def _hand_start_error(hs: Mapping[str, Any]) -> str | None:
             return "one identity key per seat expected"
         for k in keys:
             Ed25519PublicKey.from_public_bytes(k)
+        host_key = hs["host_key"]
+        Ed25519PublicKey.from_public_bytes(host_key)
     except (KeyError, TypeError, ValueError) as exc:
         return f"malformed hand_start ({exc})"
+    if hs.get("at") != 0 or hs.get("head") != signing.chain_start() \
+            or not signing.verify(host_key, hs):
+        return "the hand_start is not signed by the host key it names"
     return None
 
 
@@ -134,32 +161,25 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
         faults.append(Fault(None, "bad_hand_start", 0, problem))
         return None
     log = _Log(hs["hand_id"], hs["n_seats"], hs["n_cards"], hs["deck"],
-               [Ed25519PublicKey.from_public_bytes(k) for k in hs["seat_keys"]])
+               [bytes(k) for k in hs["seat_keys"]], bytes(hs["host_key"]))
     start = signing.entry_hash(hs)
+    head = signing.chain_step(signing.chain_start(), start)
     chains = [(0, start) for _ in range(log.n_seats)]
-    for i in range(1, len(entries)):
-        e = entries[i]
-        t = e.get("type")
-        if t == "hand_void":
-            log.voids.append(i)
-            ev = e.get("evidence")
-            if isinstance(ev, Mapping):
-                log.incidents.append({"code": ev.get("code"), "at": i, "msg": ev.get("msg")})
-            continue
-        if t not in SEAT_TYPES or t == "sign_off":
-            faults.append(Fault(None, "unexpected_entry", i, f"a {t!r} entry in the log"))
-            continue
+
+    def in_chain(i: int, e: Mapping[str, Any], t: str) -> int | None:
+        """The seat of a seat statement whose signature holds (its chain is checked and
+        moved on); None, with a fault, when it is nobody's proven word."""
         seat = e.get("seat")
-        if not isinstance(seat, int) or not 0 <= seat < log.n_seats:
+        if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < log.n_seats:
             faults.append(Fault(None, "unexpected_entry", i, f"no seat {seat!r}"))
-            continue
+            return None
         if not signing.verify(log.keys[seat], e):
             faults.append(Fault(None, "bad_signature", i,
                                 f"a {t} claimed by seat {seat} does not verify with its key"))
-            continue
+            return None
         if e.get("hand_id") != log.hand_id:
             faults.append(Fault(None, "wrong_hand", i, f"seat {seat}'s {t} is from another hand"))
-            continue
+            return None
         seq, last = chains[seat]
         if e.get("seq") != seq or e.get("prev_hash") != last:
             faults.append(Fault(None, "broken_chain", i,
@@ -167,6 +187,42 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
                                 f"this one (seq {e.get('seq')!r}, expected {seq})"))
         got = e.get("seq")
         chains[seat] = ((got if isinstance(got, int) else seq) + 1, signing.entry_hash(e))
+        return seat
+
+    for i in range(1, len(entries)):
+        e = entries[i]
+        t = e.get("type")
+        eh = signing.entry_hash(e)
+        if t in HOST_TYPES:
+            if t == "hand_start" or not signing.verify(log.host_key, e) \
+                    or e.get("hand_id") != log.hand_id:
+                faults.append(Fault(None, "bad_signature", i,
+                                    f"a {t} the host's key did not sign for this hand"))
+            else:
+                if e.get("at") != i or e.get("head") != head:
+                    faults.append(Fault(None, "host_history", i,
+                                        f"the host signed this {t} for another history "
+                                        f"(at {e.get('at')!r})", party="host"))
+                if t == "hand_void":
+                    log.voids.append(i)
+                elif t == "timeout":
+                    log.timeouts.append(i)
+                elif t == "refusal":
+                    inner = e.get("msg")
+                    seat = in_chain(i, inner, str(inner.get("type"))) \
+                        if isinstance(inner, Mapping) else None
+                    if seat is not None and isinstance(inner, Mapping):
+                        log.refusals.append((i, seat, inner))
+                        log.incidents.append({"code": e.get("code"), "at": i, "msg": inner})
+            head = signing.chain_step(head, eh)
+            continue
+        head = signing.chain_step(head, eh)
+        if t not in SEAT_TYPES or t == "sign_off":
+            faults.append(Fault(None, "unexpected_entry", i, f"a {t!r} entry in the log"))
+            continue
+        seat = in_chain(i, e, str(t))
+        if seat is None:
+            continue
         try:
             _collect(log, i, seat, t, e, faults)
         except (KeyError, TypeError, ValueError) as exc:
@@ -191,14 +247,21 @@ def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
         log.actions.append((i, seat, e))
     elif t == "alarm":
         log.alarms.append((i, seat, e))
+    elif t == "abandon":
+        log.abandons.append((i, seat))
     elif t == "reveal" and seat not in log.reveals:
         log.reveals[seat] = (i, bytes(e["seed"]))
 
 
 # --------------------------------------------------------------------------- the audit
 
-def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
-    """Audit a hand's log — what the host and every peer run at the end of a hand."""
+def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
+              passes: bool = True) -> Verdict:
+    """Audit a hand's log — what the host and every peer run at the end of a hand.
+    `judge_alarms=False` leaves the alarms to a caller that finds more faults first (the
+    table audit: an alarm may be about a rule, not a key). `passes=False` skips recomputing
+    the shuffle and lock passes (most of the cost): the host's quick check, which it
+    follows with the full audit whenever anything is amiss or any seat disagrees."""
     faults: list[Fault] = []
     log = _walk(entries, faults)
     if log is None:
@@ -210,7 +273,10 @@ def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
     secrets: dict[int, SeatSecrets] = {}
     for seat in range(s_count):
         if seat not in log.reveals:
-            faults.append(Fault(seat, "no_reveal", None, "never revealed its seed"))
+            if seat in log.commits and not log.timeouts:
+                faults.append(Fault(None, "no_reveal", None,
+                                    f"seat {seat}'s seed is missing and no timeout says why: "
+                                    "the hand was closed without it"))
             continue
         idx, seed = log.reveals[seat]
         committed = log.commits.get(seat)
@@ -243,6 +309,8 @@ def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
                                 f"seat {seat}'s {kind} pass was built on a deck the record "
                                 "does not hold"))
             passes_ok = False
+        elif seat in secrets and not passes:
+            pass
         elif seat in secrets:
             shape = deck_shape_error(deck, n)
             expected: list[bytes] | None
@@ -341,31 +409,45 @@ def audit_log(entries: Sequence[Mapping[str, Any]]) -> Verdict:
     for inc in log.incidents:
         faults.extend(_judge_incident(inc, log, secrets, deal, locked, published, points))
 
-    # alarms
-    for idx, seat, e in log.alarms:
-        faults.extend(_judge_alarm(idx, seat, e, entries, faults))
-
+    if judge_alarms:
+        faults.extend(judge_alarms_of(entries, faults))
     return Verdict(faults, deal)
+
+
+def judge_alarms_of(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> list[Fault]:
+    """Every alarm in the log, judged against the faults found (a false one names the
+    alarmist): the alarms' own faults, to add."""
+    out: list[Fault] = []
+    for idx in range(1, len(entries)):
+        e = entries[idx]
+        seat = e.get("seat")
+        if e.get("type") == "alarm" and isinstance(seat, int):
+            out.extend(_judge_alarm(idx, seat, e, entries, faults + out))
+    return out
 
 
 def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, SeatSecrets],
                     deal: list[int] | None, locked: list[bytes] | None,
                     published: Mapping[tuple[int, int], bytes],
                     points: Sequence[bytes]) -> list[Fault]:
-    msg, code = inc.get("msg"), inc.get("code")
-    if not isinstance(msg, Mapping):
-        return [Fault(None, "bad_incident", None, "an incident without its message")]
-    seat = msg.get("seat")
-    if not isinstance(seat, int) or not 0 <= seat < log.n_seats \
-            or not signing.verify(log.keys[seat], msg) or msg.get("hand_id") != log.hand_id:
-        return [Fault(None, "bad_incident", None,
-                      f"a refused {msg.get('type')!r} whose signature does not verify")]
+    """Judge a host refusal whose code says the refused statement (validly signed, in its
+    seat's chain) proves a cryptographic deviation: the seat if it does, the host if the
+    statement was sound. Refusals on rules or entitlement are judged by the table audit."""
+    msg, code, at = inc["msg"], inc.get("code"), inc.get("at")
+    seat = int(msg["seat"])
     if code == "table.bad_deck":
         shape = deck_shape_error(msg.get("deck"), log.n_cards)
         if shape:
             what = "duplicate_point" if "same point" in shape else "bad_deck"
-            return [Fault(seat, what, None, f"refused {msg.get('type')} pass: {shape}")]
-        return [Fault(None, "false_incident", None, "the host refused a well-formed pass")]
+            return [Fault(seat, what, at, f"refused {msg.get('type')} pass: {shape}")]
+        return [Fault(None, "false_refusal", at, "the host refused a well-formed pass",
+                      party="host")]
+    if code == "table.bad_key":
+        problem = x25519_key_error(msg.get("x25519"))
+        if problem:
+            return [Fault(seat, "bad_key", at, f"refused commitment: {problem}")]
+        return [Fault(None, "false_refusal", at, "the host refused a sound X25519 key",
+                      party="host")]
     if code == "table.bad_proof":
         out: list[Fault] = []
         for pos, card, ks in zip(msg.get("positions", []), msg.get("cards", []),
@@ -377,10 +459,10 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
             wrong = [o for o, k in given.items()
                      if o in secrets and k != secrets[o].lock_key(pos)]
             if wrong:
-                out.append(Fault(seat, "wrong_key", None,
+                out.append(Fault(seat, "wrong_key", at,
                                  f"refused action showed a false key of position {pos}"))
             elif deal is not None and deal[pos] != card:
-                out.append(Fault(seat, "false_claim", None,
+                out.append(Fault(seat, "false_claim", at,
                                  f"refused action claimed card {card} at position {pos}, "
                                  f"which holds card {deal[pos]}"))
             elif deal is None and locked is not None and isinstance(card, int) \
@@ -388,13 +470,13 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
                 keys = [given.get(s, published.get((pos, s))) for s in range(log.n_seats)]
                 if None not in keys and not claim_holds(locked[pos], keys,  # type: ignore[arg-type]
                                                         points[card]):
-                    out.append(Fault(seat, "false_claim", None,
+                    out.append(Fault(seat, "false_claim", at,
                                      f"refused action's proof for position {pos} fails"))
-        return out or [Fault(None, "false_incident", None,
-                             "the host refused a face-up proof that holds")]
-    if code == "table.not_entitled":
-        return []  # judged by the table layer, which replays the game's entitlement
-    return [Fault(None, "bad_incident", None, f"an incident of unknown kind {code!r}")]
+        if out or deal is None:
+            return out
+        return [Fault(None, "false_refusal", at, "the host refused a face-up proof that holds",
+                      party="host")]
+    return []
 
 
 def _judge_alarm(idx: int, seat: int, e: Mapping[str, Any],

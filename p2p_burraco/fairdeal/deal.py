@@ -2,10 +2,19 @@
 
 `PublicDeal` holds no secret: the commitments, every pass, the locked deck, the keys that
 were released in the open, which envelopes went where, the cards shown face up, and the
-seeds once revealed. It checks each incoming seat-authored message against that state
+seeds once revealed. It checks each incoming seat-authored statement against that state
 (`check`, which never mutates) and records it (`apply`). The host uses it as the gate of
 the table; every peer keeps one as its replica; both give it the engine's idea of who may
 know a position as a callback (`audience(pos) -> seats`) — fairdeal knows no game.
+
+The log holds two kinds of signed statements. A seat's carry its own chain (`seq` counts
+every statement the seat signed in the hand, `prev_hash` names the previous one), so a seat
+can never say two different things at one place of its chain without the two signatures
+proving it. The host's (`HOST_TYPES`: the hand's start, refusals, timeouts, a void) carry
+`at`/`head`: the log index they take and the log hash before them. A refused seat statement
+that was validly signed at its place in the seat's chain goes into the log inside the
+host's `refusal`, so the chain stays whole and the refusal can be judged by anyone later:
+a false refusal is the host's signed lie.
 """
 
 from __future__ import annotations
@@ -14,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from . import signing
 from .derive import HAND_ID_BYTES, SEED_BYTES, commitment
@@ -24,8 +33,27 @@ from .passes import claim_holds, deck_hash, deck_shape_error, decode_many, initi
 Audience = Callable[[int], frozenset[int]]
 
 PHASES = ("commit", "shuffle", "lock", "deal", "reveal", "closed")
-SEAT_TYPES = ("commit", "shuffle", "lock", "release", "sealed", "action", "alarm", "reveal",
-              "sign_off")
+SEAT_TYPES = ("commit", "shuffle", "lock", "release", "sealed", "action", "alarm", "abandon",
+              "reveal", "sign_off")
+HOST_TYPES = ("hand_start", "refusal", "timeout", "hand_void")
+"""Host-signed log entries (hand_end is signed too but closes the hand outside the log)."""
+CHAIN_CODES = frozenset({"table.wrong_hand", "table.wrong_seat", "table.replayed_seq",
+                         "table.seq_gap", "table.bad_chain", "table.bad_signature"})
+"""Refusals of a statement that is not validly placed in its seat's chain: they cannot go
+into the log (the statement is nobody's proven word) and change nothing."""
+_X25519_PROBE = X25519PrivateKey.from_private_bytes(bytes(range(1, 33)))
+
+
+def x25519_key_error(key: object) -> str | None:
+    """Why `key` is not a usable X25519 public key (a low-order point makes every shared
+    secret zero), or None. Checked on receipt, so a partner's sealing never fails later."""
+    if not isinstance(key, bytes) or len(key) != 32:
+        return "an X25519 key is 32 bytes"
+    try:
+        _X25519_PROBE.exchange(X25519PublicKey.from_public_bytes(key))
+    except ValueError:
+        return "a low-order X25519 key (every shared secret with it is zero)"
+    return None
 BOX_OVERHEAD = 16  # the Poly1305 tag
 
 
@@ -67,17 +95,25 @@ class PublicDeal:
         self.n_seats = int(hs["n_seats"])
         self.n_cards = int(hs["n_cards"])
         self.deck_id = str(hs["deck"])
-        if len(self.hand_id) != HAND_ID_BYTES:
+        if not isinstance(self.hand_id, bytes) or len(self.hand_id) != HAND_ID_BYTES:
             raise ValueError("hand_id must be 16 bytes")
         if len(hs["seat_keys"]) != self.n_seats:
             raise ValueError("one identity key per seat")
-        self.seat_keys: list[Ed25519PublicKey] = [Ed25519PublicKey.from_public_bytes(k)
-                                                  for k in hs["seat_keys"]]
+        self.seat_keys: list[bytes] = [bytes(k) for k in hs["seat_keys"]]
+        if any(len(k) != 32 for k in self.seat_keys):
+            raise ValueError("an identity key is 32 bytes")
+        host_key = hs.get("host_key")
+        if not isinstance(host_key, bytes) or len(host_key) != 32:
+            raise ValueError("hand_start names no 32-byte host key")
+        self.host_key: bytes = host_key
+        if self.verify_signatures and (hs.get("at") != 0 or not signing.verify(host_key, hs)):
+            raise ValueError("the hand_start is not signed by the host key it names")
         self.points: tuple[bytes, ...] = card_points(self.deck_id, self.n_cards)
         self.table: dict[bytes, int] = card_table(self.deck_id, self.n_cards)
         self.all_seats: frozenset[int] = frozenset(range(self.n_seats))
         start = signing.entry_hash(hs)
         self.log: list[Mapping[str, Any]] = [hs]
+        self.hashes: list[bytes] = [start]          # entry hash of each log entry
         self.head: bytes = signing.chain_step(signing.chain_start(), start)
         self.chains: list[SeatChain] = [SeatChain(0, start) for _ in range(self.n_seats)]
         self.phase = "commit"
@@ -91,6 +127,10 @@ class PublicDeal:
         self.seeds: dict[int, bytes] = {}
         self.bad_reveals: dict[int, int] = {}       # seat → log index of a non-matching seed
         self.alarms: list[int] = []
+        self.refusals: dict[int, list[int]] = {}    # seat → log indices of its refusals
+        self.timeouts: list[int] = []               # log indices of timeout statements
+        self.abandoned: dict[int, int] = {}         # seat → log index of its abandon
+        self.voided: int | None = None              # log index of the hand_void
 
     # ------------------------------------------------------------------ views
     @property
@@ -120,6 +160,33 @@ class PublicDeal:
     def entry_hash_at(self, index: int) -> bytes:
         return signing.entry_hash(self.log[index])
 
+    def keys_due(self, me: int, audience: Audience,
+                 positions: Sequence[int] | None = None
+                 ) -> tuple[list[tuple[int, list[int]]], dict[int, list[int]]]:
+        """Keys seat `me` owes now: (public releases [(pos, audience)], sealed {to: [pos]}).
+        Public knowledge: the host times the step and an auditor judges a timeout with it.
+
+        Positions entitled to everyone: every seat publishes. Positions entitled to some
+        seats: seats outside publish (the members' own locks still hide the card); members
+        send their own key sealed to each other member."""
+        deal = self
+        public: list[tuple[int, list[int]]] = []
+        sealed: dict[int, list[int]] = {}
+        for pos in range(deal.n_cards) if positions is None else positions:
+            aud = audience(pos)
+            if not aud or me in deal.published[pos]:
+                continue
+            if aud == deal.all_seats:
+                if pos not in deal.public_cards:
+                    public.append((pos, sorted(aud)))
+            elif me not in aud:
+                public.append((pos, sorted(aud)))
+            else:
+                for m in sorted(aud - {me}):
+                    if (pos, me, m) not in deal.sealed:
+                        sealed.setdefault(m, []).append(pos)
+        return public, sealed
+
     # ------------------------------------------------------------------ checking
     def check(self, msg: Mapping[str, Any], sender: int | None,
               audience: Audience | None = None) -> None:
@@ -131,8 +198,14 @@ class PublicDeal:
         if mtype not in SEAT_TYPES:
             raise DealError("table.wrong_phase", f"{mtype!r} is not a seat message")
         self.check_chain(msg, sender)
-        seat = int(msg["seat"])
-        getattr(self, f"_check_{mtype}")(msg, seat, audience)
+        self.check_content(msg, audience)
+
+    def check_content(self, msg: Mapping[str, Any], audience: Audience | None = None) -> None:
+        """`check` without the chain and signature (the caller checked them already)."""
+        mtype = msg.get("type")
+        if mtype not in SEAT_TYPES:
+            raise DealError("table.wrong_phase", f"{mtype!r} is not a seat message")
+        getattr(self, f"_check_{mtype}")(msg, int(msg["seat"]), audience)
 
     def check_chain(self, msg: Mapping[str, Any], sender: int | None) -> None:
         if msg.get("hand_id") != self.hand_id:
@@ -143,9 +216,13 @@ class PublicDeal:
         if sender is not None and seat != sender:
             raise DealError("table.wrong_seat", f"seat {sender} sent a message signed as {seat}")
         chain = self.chains[seat]
-        if msg.get("seq") != chain.next_seq:
+        seq = msg.get("seq")
+        if seq != chain.next_seq:
+            if isinstance(seq, int) and not isinstance(seq, bool) and seq > chain.next_seq:
+                raise DealError("table.seq_gap", f"seq {seq} skips ahead of {chain.next_seq}, "
+                                f"the next expected from seat {seat}")
             raise DealError("table.replayed_seq",
-                            f"seq {msg.get('seq')!r}, expected {chain.next_seq} from seat {seat}")
+                            f"seq {seq!r}, expected {chain.next_seq} from seat {seat}")
         if msg.get("prev_hash") != chain.last_hash:
             raise DealError("table.bad_chain", f"prev_hash of seat {seat} does not chain")
         if self.verify_signatures and not signing.verify(self.seat_keys[seat], msg):
@@ -165,6 +242,10 @@ class PublicDeal:
             v = msg.get(name)
             if not isinstance(v, bytes) or len(v) != 32:
                 raise DealError("table.bad_message", f"{name} must be 32 bytes")
+        problem = x25519_key_error(msg.get("x25519"))
+        if problem:
+            raise DealError("table.bad_key", f"seat {seat}'s commitment: {problem}",
+                            seat=seat, voiding=True)
 
     def _check_pass(self, msg: Mapping[str, Any], seat: int, kind: str) -> None:
         self._need_phase(kind)
@@ -304,6 +385,12 @@ class PublicDeal:
         if not isinstance(msg.get("what"), str) or not isinstance(msg.get("positions"), list):
             raise DealError("table.bad_message", "alarm: what and positions are required")
 
+    def _check_abandon(self, msg: Mapping[str, Any], seat: int,
+                       audience: Audience | None) -> None:
+        self._need_phase("commit", "shuffle", "lock", "deal")
+        if not isinstance(msg.get("reason"), str):
+            raise DealError("table.bad_message", "abandon: a reason is required")
+
     def _check_reveal(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
         self._need_phase("reveal")
         if seat in self.seeds or seat in self.bad_reveals:
@@ -352,6 +439,8 @@ class PublicDeal:
                 self.public_cards[pos] = card
         elif mtype == "alarm":
             self.alarms.append(index)
+        elif mtype == "abandon":
+            self.abandoned.setdefault(seat, index)
         elif mtype == "reveal":
             if commitment(self.hand_id, seat, msg["seed"]) == self.commitments.get(seat):
                 self.seeds[seat] = msg["seed"]
@@ -359,13 +448,64 @@ class PublicDeal:
                 self.bad_reveals[seat] = index
         return index
 
-    def append_host_entry(self, msg: Mapping[str, Any]) -> int:
-        """Record a host-authored entry (hand_void) in the log."""
-        return self._append(msg)
+    # ------------------------------------------------------------------ host statements
+    def host_statement(self, key: Any, mtype: str, **fields: Any) -> dict[str, Any]:
+        """A host-signed statement that takes the next place of the log (not yet appended)."""
+        return signing.host_statement(key, mtype, self.hand_id, len(self.log), self.head,
+                                      **fields)
+
+    def check_host_entry(self, entry: Mapping[str, Any]) -> None:
+        """Raise DealError (`table.bad_host_statement`) unless `entry` is a host statement
+        signed by this hand's host key for exactly the next place of this log; a refusal's
+        embedded statement must be validly signed at its place in its seat's chain."""
+        mtype = entry.get("type")
+        if mtype not in HOST_TYPES or mtype == "hand_start":
+            raise DealError("table.bad_host_statement", f"{mtype!r} is not a host log entry")
+        if entry.get("hand_id") != self.hand_id:
+            raise DealError("table.bad_host_statement", f"a {mtype} of another hand")
+        if entry.get("at") != len(self.log) or entry.get("head") != self.head:
+            raise DealError("table.bad_host_statement",
+                            f"a {mtype} made on another history (at {entry.get('at')!r}, "
+                            f"the log has {len(self.log)} entries)")
+        if self.verify_signatures and not signing.verify(self.host_key, entry):
+            raise DealError("table.bad_host_statement",
+                            f"a {mtype} not signed by the hand's host key")
+        if mtype == "refusal":
+            inner = entry.get("msg")
+            seat = entry.get("seat")
+            if not isinstance(inner, Mapping) or inner.get("seat") != seat:
+                raise DealError("table.bad_host_statement", "a refusal must carry the refused "
+                                "statement of the seat it names")
+            self.check_chain(inner, seat if isinstance(seat, int) else None)
+        elif mtype == "timeout":
+            seat = entry.get("seat")
+            if not isinstance(seat, int) or not 0 <= seat < self.n_seats:
+                raise DealError("table.bad_host_statement", f"a timeout of no seat {seat!r}")
+
+    def append_host_entry(self, entry: Mapping[str, Any],
+                          entry_hash: bytes | None = None) -> int:
+        """Record a host statement (already checked, or made here by the host)."""
+        mtype = entry.get("type")
+        index = self._append(entry, entry_hash)
+        if mtype == "refusal":
+            inner = entry["msg"]
+            seat = int(entry["seat"])
+            chain = self.chains[seat]
+            chain.next_seq += 1
+            chain.last_hash = signing.entry_hash(inner)
+            self.refusals.setdefault(seat, []).append(index)
+        elif mtype == "timeout":
+            self.timeouts.append(index)
+        elif mtype == "hand_void":
+            self.voided = index
+            self.begin_reveal()
+        return index
 
     def _append(self, msg: Mapping[str, Any], msg_hash: bytes | None = None) -> int:
+        h = msg_hash or signing.entry_hash(msg)
         self.log.append(msg)
-        self.head = signing.chain_step(self.head, msg_hash or signing.entry_hash(msg))
+        self.hashes.append(h)
+        self.head = signing.chain_step(self.head, h)
         return len(self.log) - 1
 
     def begin_reveal(self) -> None:

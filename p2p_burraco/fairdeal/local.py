@@ -16,30 +16,43 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import signing
 from .audit import Verdict, audit_log
-from .deal import Audience, DealError, PublicDeal
+from .deal import CHAIN_CODES, Audience, DealError, PublicDeal
 from .seat import SeatDealer
 from .transcript import Transcript
 
-PROTOCOL_ID = "p2p-burraco/fairdeal/v1"
+PROTOCOL_ID = "p2p-burraco/fairdeal/v2"
+NO_RESULT = b"\x00" * 32
+"""`prev_result` of a match's first hand: no hand result precedes it."""
 
 
-def make_hand_start(*, hand_id: bytes, n_seats: int, deck_id: str, n_cards: int,
+def make_hand_start(host: Ed25519PrivateKey, *, n_seats: int, deck_id: str, n_cards: int,
                     seat_keys: Sequence[bytes], match_id: bytes = b"\x00" * 16,
                     hand_no: int = 0, game: str = "", variant: str = "", dealer: int = 0,
                     first_dealer: int = 0, options: Mapping[str, Any] | None = None,
-                    history: Sequence[Mapping[str, Any]] = ()) -> dict[str, Any]:
-    """The host's `hand_start` entry (entry 0 of a hand's log)."""
-    return {"type": "hand_start", "hand_id": hand_id, "match_id": match_id,
-            "hand_no": hand_no, "game": game, "variant": variant, "n_seats": n_seats,
-            "first_dealer": first_dealer, "dealer": dealer, "deck": deck_id,
-            "n_cards": n_cards, "seat_keys": list(seat_keys), "options": dict(options or {}),
-            "history": [dict(h) for h in history], "protocol": PROTOCOL_ID}
+                    names: Sequence[str] | None = None, state: Mapping[str, Any] | None = None,
+                    prev_result: bytes = NO_RESULT, clock: Mapping[str, Any] | None = None,
+                    ) -> dict[str, Any]:
+    """The host's signed `hand_start` (entry 0 of a hand's log). Its hand id is derived from
+    the match, the hand number and every key at the table, so a seed committed for it can
+    belong to no other hand, match or table."""
+    host_key = signing.public_key_bytes(host)
+    hand_id = hand_id_for(match_id, hand_no, host_key, seat_keys)
+    return signing.host_statement(
+        host, "hand_start", hand_id, 0, signing.chain_start(), match_id=match_id,
+        hand_no=hand_no, game=game, variant=variant, n_seats=n_seats,
+        names=list(names) if names is not None else [f"seat {s}" for s in range(n_seats)],
+        first_dealer=first_dealer, dealer=dealer, deck=deck_id, n_cards=n_cards,
+        seat_keys=list(seat_keys), host_key=host_key, options=dict(options or {}),
+        state=dict(state or {}), prev_result=prev_result, clock=dict(clock or {}),
+        protocol=PROTOCOL_ID)
 
 
-def hand_id_for(match_id: bytes, hand_no: int) -> bytes:
-    """hand_id = SHA-256(domain || match_id(16) || u32 hand_no)[:16]."""
-    return hashlib.sha256(b"p2p-burraco/hand-id/v1\x00" + match_id
-                          + hand_no.to_bytes(4, "big")).digest()[:16]
+def hand_id_for(match_id: bytes, hand_no: int, host_key: bytes,
+                seat_keys: Sequence[bytes]) -> bytes:
+    """hand_id = SHA-256(domain || match_id(16) || u32 hand_no || host key || seat keys)[:16]:
+    bound to the match, the hand's place in it and the keys of everyone at the table."""
+    return hashlib.sha256(b"p2p-burraco/hand-id/v2\x00" + match_id + hand_no.to_bytes(4, "big")
+                          + host_key + b"".join(seat_keys)).digest()[:16]
 
 
 def deterministic_seed(base: bytes, label: str) -> bytes:
@@ -55,8 +68,10 @@ class LocalTable:
     """Host gate + seats, passing messages by hand. The gate holds no secret."""
 
     def __init__(self, hand_start: Mapping[str, Any], seeds: Sequence[bytes],
-                 identities: Sequence[Ed25519PrivateKey], audience: Audience) -> None:
+                 identities: Sequence[Ed25519PrivateKey], audience: Audience,
+                 host: Ed25519PrivateKey) -> None:
         self.hand_start = dict(hand_start)
+        self.host = host
         self.gate = PublicDeal(self.hand_start, verify_signatures=True)
         self.seats = [SeatDealer(s, identities[s], seeds[s], self.hand_start)
                       for s in range(len(seeds))]
@@ -66,11 +81,12 @@ class LocalTable:
     def new(cls, n_seats: int, deck_id: str, n_cards: int, audience: Audience,
             base: bytes = b"local") -> LocalTable:
         ids = [deterministic_identity(base, str(s)) for s in range(n_seats)]
-        hs = make_hand_start(hand_id=hand_id_for(hashlib.sha256(base).digest()[:16], 0),
+        host = deterministic_identity(base, "host")
+        hs = make_hand_start(host, match_id=hashlib.sha256(base).digest()[:16],
                              n_seats=n_seats, deck_id=deck_id, n_cards=n_cards,
                              seat_keys=[signing.public_key_bytes(k) for k in ids])
         seeds = [deterministic_seed(base, f"seat{s}") for s in range(n_seats)]
-        return cls(hs, seeds, ids, audience)
+        return cls(hs, seeds, ids, audience, host)
 
     # ------------------------------------------------------------------ the gate
     def post(self, msg: Mapping[str, Any], sender: int, relay: bool = True) -> int:
@@ -79,9 +95,10 @@ class LocalTable:
         try:
             self.gate.check(msg, sender, self.audience)
         except DealError as exc:
+            if exc.code not in CHAIN_CODES:     # validly placed in its chain: logged
+                self.refuse(msg, exc)
             if exc.voiding:
-                self.void(exc.code.split(".")[-1], exc.seat, exc.message,
-                          {"code": exc.code, "msg": dict(msg)})
+                self.void(exc.code.split(".")[-1], exc.seat, exc.message)
             raise
         index = self.gate.apply(msg)
         if relay:
@@ -92,14 +109,20 @@ class LocalTable:
         for seat in self.seats:
             seat.receive(msg, self.audience)
 
-    def void(self, reason: str, seat: int | None = None, detail: str = "",
-             evidence: Mapping[str, Any] | None = None) -> None:
-        """Stop the hand (a `hand_void` entry, relayed); seeds are revealed next."""
-        entry = {"type": "hand_void", "hand_id": self.gate.hand_id, "reason": reason,
-                 "seat": seat, "ref": None, "detail": detail,
-                 "evidence": dict(evidence) if evidence else None}
+    def refuse(self, msg: Mapping[str, Any], exc: DealError) -> None:
+        """The host's signed refusal of a statement validly placed in its seat's chain: a
+        log entry carrying the statement, so anyone can judge the refusal later."""
+        entry = self.gate.host_statement(self.host, "refusal", seat=int(msg["seat"]),
+                                         code=exc.code, message=exc.message, rule=None,
+                                         msg=dict(msg))
         self.gate.append_host_entry(entry)
-        self.gate.begin_reveal()
+        self.relay(entry)
+
+    def void(self, reason: str, seat: int | None = None, detail: str = "") -> None:
+        """Stop the hand (a signed `hand_void` entry, relayed); seeds are revealed next."""
+        entry = self.gate.host_statement(self.host, "hand_void", reason=reason, seat=seat,
+                                         detail=detail)
+        self.gate.append_host_entry(entry)
         self.relay(entry)
 
     # ------------------------------------------------------------------ the protocol

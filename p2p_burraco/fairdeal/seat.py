@@ -14,7 +14,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import signing
-from .deal import Audience, DealError, PublicDeal
+from .deal import HOST_TYPES, Audience, DealError, PublicDeal
 from .derive import SeatSecrets
 from .envelope import EnvelopeError, open_box, seal
 from .group import BadPoint
@@ -25,10 +25,12 @@ class SeatDealer:
     """This seat's fair-deal state for one hand."""
 
     def __init__(self, seat: int, identity: Ed25519PrivateKey, seed: bytes,
-                 hand_start: Mapping[str, Any], verify_signatures: bool = False) -> None:
+                 hand_start: Mapping[str, Any], verify_signatures: bool = True,
+                 deal: PublicDeal | None = None) -> None:
         self.seat = seat
         self._identity = identity
-        self.deal = PublicDeal(hand_start, verify_signatures=verify_signatures)
+        self.deal = deal if deal is not None else \
+            PublicDeal(hand_start, verify_signatures=verify_signatures)
         self._secrets = SeatSecrets(seed, self.deal.hand_id, seat, self.deal.n_cards)
         self.known: dict[int, int] = {}                  # positions this seat has decoded
         self._partner_keys: dict[tuple[int, int], bytes] = {}   # (pos, sender) → key
@@ -43,19 +45,27 @@ class SeatDealer:
                 entry_hash: bytes | None = None) -> int:
         """Append a relayed log entry (checked against the replica); returns its index.
         A failed check is kept in `problems` (the caller raises an alarm) and the entry is
-        still appended, since the host's log is the one the audit will judge."""
-        if entry.get("type") == "hand_void":
-            index = self.deal.append_host_entry(entry)
-            self.deal.begin_reveal()
-            return index
+        still appended, since the host's log is the one the audit will judge. Every
+        signature is checked here, live: a host cannot pass off a statement nobody made."""
+        if entry.get("type") in HOST_TYPES:
+            try:
+                self.deal.check_host_entry(entry)
+            except DealError as exc:
+                self.problems.append((exc.code.split(".")[-1], [], len(self.deal.log),
+                                      exc.message))
+            return self.deal.append_host_entry(entry, entry_hash)
         try:
             self.deal.check(entry, None, audience)
         except DealError as exc:
             self.problems.append((exc.code.split(".")[-1], [], len(self.deal.log), exc.message))
         index = self.deal.apply(entry, entry_hash)
+        self.opened(index, entry)
+        return index
+
+    def opened(self, index: int, entry: Mapping[str, Any]) -> None:
+        """After a relayed entry was applied to the deal: open an envelope meant for us."""
         if entry.get("type") == "sealed" and entry.get("to") == self.seat:
             self._open_envelope(index, entry)
-        return index
 
     def _open_envelope(self, index: int, e: Mapping[str, Any]) -> None:
         sender = e["seat"]
@@ -71,10 +81,19 @@ class SeatDealer:
 
     # ------------------------------------------------------------------ signing
     def _sign(self, mtype: str, **fields: Any) -> dict[str, Any]:
-        chain = self.deal.chains[self.seat]
-        body = {"type": mtype, "hand_id": self.deal.hand_id, "seat": self.seat,
-                "seq": chain.next_seq, "prev_hash": chain.last_hash, **fields}
+        body = self.unsigned(mtype, **fields)
+        if self.before_sign is not None:
+            self.before_sign(body)
         return signing.sign(self._identity, body)
+
+    def unsigned(self, mtype: str, **fields: Any) -> dict[str, Any]:
+        """A statement of this seat at the next place of its chain, not yet signed."""
+        chain = self.deal.chains[self.seat]
+        return {"type": mtype, "hand_id": self.deal.hand_id, "seat": self.seat,
+                "seq": chain.next_seq, "prev_hash": chain.last_hash, **fields}
+
+    before_sign: Any = None
+    """Called with each statement before it is signed (the seat's last check of it)."""
 
     def make_commit(self) -> dict[str, Any]:
         return self._sign("commit", commitment=self._secrets.commitment,
@@ -123,39 +142,21 @@ class SeatDealer:
                    detail: str) -> dict[str, Any]:
         return self._sign("alarm", what=what, positions=list(positions), ref=ref, detail=detail)
 
+    def make_abandon(self, reason: str) -> dict[str, Any]:
+        return self._sign("abandon", reason=reason)
+
     def make_reveal(self) -> dict[str, Any]:
         return self._sign("reveal", seed=self._secrets.seed)
 
-    def make_sign_off(self, transcript_hash: bytes) -> dict[str, Any]:
-        return self._sign("sign_off", transcript_hash=transcript_hash)
+    def make_sign_off(self, transcript_hash: bytes, result_hash: bytes) -> dict[str, Any]:
+        return self._sign("sign_off", transcript_hash=transcript_hash, result_hash=result_hash)
 
     # ------------------------------------------------------------------ what is due
     def releases_due(self, audience: Audience,
                      positions: Sequence[int] | None = None
                      ) -> tuple[list[tuple[int, list[int]]], dict[int, list[int]]]:
-        """Keys this seat owes now: (public releases [(pos, audience)], sealed {to: [pos]}).
-
-        Positions entitled to everyone: every seat publishes. Positions entitled to some
-        seats: seats outside publish (the members' own locks still hide the card); members
-        send their own key sealed to each other member."""
-        deal = self.deal
-        me = self.seat
-        public: list[tuple[int, list[int]]] = []
-        sealed: dict[int, list[int]] = {}
-        for pos in range(deal.n_cards) if positions is None else positions:
-            aud = audience(pos)
-            if not aud or me in deal.published[pos]:
-                continue
-            if aud == deal.all_seats:
-                if pos not in deal.public_cards:
-                    public.append((pos, sorted(aud)))
-            elif me not in aud:
-                public.append((pos, sorted(aud)))
-            else:
-                for m in sorted(aud - {me}):
-                    if (pos, me, m) not in deal.sealed:
-                        sealed.setdefault(m, []).append(pos)
-        return public, sealed
+        """Keys this seat owes now (see `PublicDeal.keys_due`: what is owed is public)."""
+        return self.deal.keys_due(self.seat, audience, positions)
 
     def keys_for(self, pos: int) -> list[bytes] | None:
         """Every seat's lock key of `pos` as this seat can see them, or None if one is missing."""

@@ -28,12 +28,19 @@ the rules, and then — only if everything is legal — changes the state and le
 (its owner after a draw, everybody after it is shown, everybody at the end of the hand, a
 partner under Briscola's "carte scoperte"). The fair-deal driver releases keys to make
 knowledge match entitlement; it needs nothing else from the game.
+
+A `Match` folds hand results. Its `snapshot()` is a constant-size map of everything it needs
+to go on (never the list of past results), so the host can sign it in every `hand_start`
+without each hand costing more than the last, and `GameSpec.restore_match` rebuilds it.
+A result with reason "forfeit" (`forfeit_result`) or a hand's `abandon` ends the match at
+once against the side at fault; a "void" result scores nothing and the same dealer deals.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Iterator, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from .cards import CardId, Deck
 
@@ -163,7 +170,7 @@ class Knowledge:
         self.known[pos] = card
         self.pos_of[card] = pos
 
-    def copy(self) -> "Knowledge":
+    def copy(self) -> Knowledge:
         new = Knowledge(0)
         new.known = list(self.known)
         new.pos_of = dict(self.pos_of)
@@ -225,7 +232,7 @@ class HandState(Protocol):
         """Do the action or raise RuleViolation, leaving the state untouched."""
         ...
 
-    def copy(self) -> "HandState":
+    def copy(self) -> HandState:
         """An independent copy (the console stages a turn on it; bots look ahead on it)."""
         ...
 
@@ -252,6 +259,18 @@ class HandState(Protocol):
         (every position in exactly one place)."""
         ...
 
+    # --- abandonment -----------------------------------------------------------------
+    def abandon(self, seat: Seat) -> None:
+        """`seat` abandons: the hand ends at once and its `result()` (reason "abandon",
+        `extra["abandoned_by"]`) makes `Match.record` end the match, lost by that seat's
+        side. RuleViolation if the hand is already over."""
+        ...
+
+    @property
+    def abandoned_by(self) -> Seat | None:
+        """The seat that abandoned this hand, or None."""
+        ...
+
 
 @runtime_checkable
 class Match(Protocol):
@@ -276,8 +295,15 @@ class Match(Protocol):
 
     def standings(self) -> dict[str, WireValue]:
         """`{"sides": [[seat, ...], ...], "totals": [int per side], "target": int | None,
-        "hands": int played, "over": bool, "winner": side index or None}` plus any
-        game-specific keys (msgpack-safe)."""
+        "hands": int played, "over": bool, "winner": side index or None,
+        "decided_by": str | None, "abandoned_by": seat | None, "forfeit_by": seat | None,
+        "forfeit_cause": str | None}` plus any game-specific keys (msgpack-safe)."""
+        ...
+
+    def snapshot(self) -> dict[str, WireValue]:
+        """Everything needed to continue the match exactly, as a msgpack-safe map of constant
+        size (no past results): the host signs it in each `hand_start`, every peer compares
+        it with its own fold, and `GameSpec.restore_match` rebuilds the match from it."""
         ...
 
 
@@ -291,6 +317,8 @@ class GameSpec:
     seat_counts: Any                          # Callable[[RuleSet], tuple[int, ...]]
     new_match: Any        # Callable[..., Match]: (rules, n_seats, *, first_dealer, target=None, **opts)
     describe: Any                             # Callable[[RuleSet], str]: rules in plain words
+    restore_match: Any    # Callable[..., Match]: (rules, n_seats, snapshot, *, first_dealer,
+    #                       target=None, **opts) — new_match's arguments plus Match.snapshot()
 
 
 def check_cards_conserved(state: HandState) -> None:
@@ -311,3 +339,159 @@ def check_cards_conserved(state: HandState) -> None:
 
 def seat_list(n: int) -> Sequence[Seat]:
     return tuple(range(n))
+
+
+# --- forfeits ---------------------------------------------------------------------------
+
+FORFEIT = "forfeit"
+"""`HandResult.reason` of a hand that ended with a seat at fault: its side loses the match."""
+
+
+def forfeit_result(sides: Sequence[Sequence[Seat]], seat: Seat, cause: str,
+                   n_seats: int | None = None) -> HandResult:
+    """The result that ends a match against `seat`'s side (cheat, stall, timeout, abandon…).
+
+    It scores nothing for anyone: a forfeit decides the match, not the points. `sides` are
+    the match's standings sides; `extra` carries `forfeit_by`, `cause` and a per-seat
+    `credit` of zeros (Burraco's `record` needs one, Briscola's ignores it). `n_seats`
+    defaults to the number of seats in `sides`. ValueError on a seat not in `sides`.
+    """
+    side_t = tuple(tuple(int(s) for s in side) for side in sides)
+    seats = [s for side in side_t for s in side]
+    n = len(seats) if n_seats is None else n_seats
+    if len(set(seats)) != len(seats) or any(not 0 <= s < n for s in seats):
+        raise ValueError(f"sides {side_t} are not disjoint seats of a table of {n}")
+    if seat not in seats:
+        raise ValueError(f"seat {seat} is in none of the sides {side_t}")
+    if not isinstance(cause, str) or not cause:
+        raise ValueError("a forfeit names its cause (e.g. 'cheat', 'stall', 'timeout')")
+    breakdown = tuple((ScoreLine(f"forfeit ({cause})", 0),) if seat in side else ()
+                      for side in side_t)
+    return HandResult(sides=side_t, points=(0,) * len(side_t), breakdown=breakdown,
+                      reason=FORFEIT,
+                      extra={"forfeit_by": seat, "cause": cause, "credit": [0] * n})
+
+
+def read_forfeit(result: HandResult, n_seats: int) -> tuple[Seat, str] | None:
+    """(seat at fault, cause) of a forfeit result, None for any other result.
+
+    Both engines read forfeits through this, so they accept and refuse the same ones:
+    ValueError if a "forfeit" result lacks a valid seat or cause, or scores any points.
+    """
+    if result.reason != FORFEIT:
+        return None
+    seat = result.extra.get("forfeit_by")
+    cause = result.extra.get("cause")
+    if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < n_seats:
+        raise ValueError(f"a forfeit names the seat at fault (0..{n_seats - 1}), not {seat!r}")
+    if not isinstance(cause, str) or not cause:
+        raise ValueError(f"a forfeit names its cause, not {cause!r}")
+    if any(p != 0 for p in result.points):
+        raise ValueError(f"a forfeit scores nothing, not {list(result.points)}")
+    return seat, cause
+
+
+# --- snapshots --------------------------------------------------------------------------
+
+class SnapshotReader:
+    """Typed reads from a `Match.snapshot()` map, for `restore_match`.
+
+    A snapshot arrives from the network, so every read checks the type (an int is never a
+    bool) and range, and fails with a ValueError naming the key; `finish()` refuses keys
+    nobody read, so two versions of a snapshot cannot silently disagree.
+    """
+
+    def __init__(self, data: object, game: str) -> None:
+        if not isinstance(data, Mapping) or not all(isinstance(k, str) for k in data):
+            raise ValueError(f"a {game} match snapshot is a map with text keys, "
+                             f"not {type(data).__name__}")
+        self.data: Mapping[str, object] = data
+        self.game = game
+        self.read: set[str] = set()
+
+    def fail(self, key: str, why: str) -> ValueError:
+        """The error to raise for `key`, naming the game and the key."""
+        return ValueError(f"{self.game} match snapshot: {key!r} {why}")
+
+    def _get(self, key: str) -> object:
+        if key not in self.data:
+            raise self.fail(key, "is missing")
+        self.read.add(key)
+        return self.data[key]
+
+    def integer(self, key: str, lo: int | None = None, hi: int | None = None) -> int:
+        """An int in lo..hi (inclusive)."""
+        v = self._get(key)
+        return self._check_int(key, v, lo, hi)
+
+    def _check_int(self, key: str, v: object, lo: int | None, hi: int | None) -> int:
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self.fail(key, f"must be an integer, not {v!r}")
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            span = f"{'' if lo is None else lo}..{'' if hi is None else hi}"
+            raise self.fail(key, f"must be in {span}, not {v}")
+        return v
+
+    def opt_integer(self, key: str, lo: int | None = None, hi: int | None = None) -> int | None:
+        """None or an int in lo..hi."""
+        v = self._get(key)
+        return None if v is None else self._check_int(key, v, lo, hi)
+
+    def flag(self, key: str) -> bool:
+        """A bool (never an int standing for one)."""
+        v = self._get(key)
+        if not isinstance(v, bool):
+            raise self.fail(key, f"must be true or false, not {v!r}")
+        return v
+
+    def text(self, key: str, choices: Sequence[str] | None = None) -> str:
+        """A non-empty str, one of `choices` when given."""
+        v = self._get(key)
+        if not isinstance(v, str) or not v:
+            raise self.fail(key, f"must be a non-empty text, not {v!r}")
+        if choices is not None and v not in choices:
+            raise self.fail(key, f"must be one of {', '.join(choices)}, not {v!r}")
+        return v
+
+    def opt_text(self, key: str) -> str | None:
+        """None or a non-empty str."""
+        v = self._get(key)
+        if v is not None and (not isinstance(v, str) or not v):
+            raise self.fail(key, f"must be a non-empty text or null, not {v!r}")
+        return v
+
+    def integers(self, key: str, n: int | None = None, lo: int | None = None,
+             hi: int | None = None) -> list[int]:
+        """A list of ints in lo..hi, of length `n` when given."""
+        v = self._get(key)
+        if not isinstance(v, list | tuple):
+            raise self.fail(key, f"must be a list, not {v!r}")
+        if n is not None and len(v) != n:
+            raise self.fail(key, f"must have {n} entries, not {len(v)}")
+        return [self._check_int(key, x, lo, hi) for x in v]
+
+    def pairs(self, key: str, max_len: int, lo: int | None = None) -> list[tuple[int, int]]:
+        """A list of at most `max_len` pairs of ints (each at least `lo`)."""
+        v = self._get(key)
+        if not isinstance(v, list | tuple) or len(v) > max_len:
+            raise self.fail(key, f"must be a list of at most {max_len} pairs, not {v!r}")
+        out: list[tuple[int, int]] = []
+        for x in v:
+            if not isinstance(x, list | tuple) or len(x) != 2:
+                raise self.fail(key, f"must hold pairs, not {x!r}")
+            out.append((self._check_int(key, x[0], lo, None),
+                        self._check_int(key, x[1], lo, None)))
+        return out
+
+    def expect(self, key: str, want: object) -> None:
+        """The key must equal what the constructor arguments give (rules, seats, options)."""
+        v = self._get(key)
+        if v != want or isinstance(v, bool) != isinstance(want, bool):
+            raise self.fail(key, f"is {v!r}, but this match has {want!r} (another rule set, "
+                                 "table or option?)")
+
+    def finish(self) -> None:
+        """Refuse keys nobody read."""
+        extra = sorted(set(self.data) - self.read)
+        if extra:
+            raise ValueError(f"{self.game} match snapshot: unknown key(s) {', '.join(extra)}")

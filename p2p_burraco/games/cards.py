@@ -18,10 +18,10 @@ Notation (parsed case-insensitively, printed canonically):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
-from typing import Iterable, Sequence
 
 CardId = int
 """Index of one physical card in its deck."""
@@ -131,7 +131,7 @@ class Card:
         return self.rank == JOKER_RANK
 
     @classmethod
-    def parse(cls, text: str, italian: bool = False) -> "Card":
+    def parse(cls, text: str, italian: bool = False) -> Card:
         """Parse one card token; `italian` selects the 40-card Italian suit letters."""
         t = text.strip()
         if not t:

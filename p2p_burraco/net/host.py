@@ -10,7 +10,6 @@ writes transcripts and match results under the data directory.
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,6 +29,8 @@ from .framing import FrameProtocol
 from .room import TableRoom
 
 log = logging.getLogger(__name__)
+events = logging.getLogger("p2p_burraco.host")
+"""What the host says about its tables (the `host` command prints it; -v adds `log`)."""
 
 SOFTWARE = f"p2p-burraco/{__version__}"
 
@@ -47,8 +48,8 @@ class HostConfig:
     hands: int | None = None
     bots: int = 0
     data_dir: Path | None = None
-    grace: float = 60.0
-    """Seconds a dropped seat is held mid-hand before the hand is voided."""
+    grace: float = 120.0
+    """Seconds a dropped seat is held before it counts as abandoned (TABLE-6)."""
     handshake_timeout: float = 20.0
     ping_interval: float = 10.0
     """Seconds between liveness pings to each peer (0: none)."""
@@ -65,6 +66,18 @@ class HostConfig:
     match_options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+    clock: float | None = None
+    """Seconds per move (TABLE-1); None: the game's default (90 Burraco, 30 Briscola)."""
+    match_clock: float | None = None
+    """Minutes of thinking time per seat for the whole match (TABLE-2); None: off."""
+    step_deadline: float = 30.0
+    """Seconds a connected seat has for an automatic protocol step (TABLE-5)."""
+    max_timeouts: int = 3
+    """Burraco turns in a row a seat may let run out before it counts as abandoned."""
+    keep: bool = False
+    """Serve match after match: a new table opens when the default table's match ends."""
+    resume: bool = True
+    """Reload every unfinished match found in the data directory at start."""
 
 
 class HostConnection(FrameProtocol):
@@ -222,6 +235,21 @@ class Lobby:
         self.tables[table_id] = room
         return room
 
+    def adopt(self, room: TableRoom) -> None:
+        """A room restored from its journal takes its old id back."""
+        self.tables[room.id] = room
+        if room.id.startswith("t") and room.id[1:].isdigit():
+            self._next = max(self._next, int(room.id[1:]) + 1)
+
+    def reap(self, room: TableRoom) -> None:
+        """A finished table leaves the host's memory (its records stay on disk)."""
+        if self.tables.get(room.id) is room:
+            del self.tables[room.id]
+        for slot in room.slots:
+            if slot.conn is not None:
+                slot.conn.room = None
+                slot.conn.seat = None
+
     def seat_of(self, identity: bytes) -> tuple[TableRoom | None, int | None]:
         """The table and seat this identity holds (a match not over), if any."""
         for room in self.tables.values():
@@ -298,24 +326,73 @@ class HostNode(ServerFactory):
             import random
             rng = random.Random(config.seed)
             self._random = rng.randbytes
-        if config.default_table:
-            self.lobby.create(config.game, config.variant, config.players, config.target,
-                              config.hands, config.match_options)
+        self.matches_dir = self.data_dir / "matches"
+        self.default_room: TableRoom | None = None
+        self.bot_names: dict[bytes, str] = {}
+        self.finished: list[str] = []
+        self._bot_count = 0
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
 
-    def add_bot(self, table_id: str, seat: int | None) -> Any:
+    # --- tables ----------------------------------------------------------------------
+    def open_tables(self) -> None:
+        """At start: every unfinished match of the data directory resumes from its journal
+        (`resume`), then the default table opens unless a resumed match is playing it."""
+        from ..storage.journal import unfinished
+
+        if self.config.resume:
+            for loaded in unfinished(self.matches_dir):
+                room = TableRoom.restore(self, loaded)
+                self.lobby.adopt(room)
+                if self.default_room is None:
+                    self.default_room = room
+        if self.config.default_table and self.default_room is None:
+            self.open_default_table()
+
+    def open_default_table(self) -> TableRoom:
+        c = self.config
+        room = self.lobby.create(c.game, c.variant, c.players, c.target, c.hands,
+                                 c.match_options)
+        self.default_room = room
+        return room
+
+    def table_rules(self, game: str) -> Any:
+        """The clocks and limits of our own rules this host plays by (seeds/table.md)."""
+        from ..table.rules import TableRules
+
+        c = self.config
+        return TableRules.for_game(game, turn_s=c.clock, match_min=c.match_clock,
+                                   step_s=c.step_deadline, grace_s=c.grace,
+                                   max_timeouts=c.max_timeouts, bots=c.replace_lost_with_bot)
+
+    def now_ms(self) -> int:
+        return int(self.reactor.seconds() * 1000)
+
+    def say(self, text: str) -> None:
+        """One line about what happens (joins, drops, timeouts, results, alarms)."""
+        events.info("%s", text)
+
+    # --- the host's own bots ------------------------------------------------------------
+    def add_bot(self, table_id: str, seat: int | None, name: str | None = None) -> Any:
         """Seat a bot: a real peer with its own identity and secrets, connected to this host
-        over loopback TCP (or the test kit's connector), that joins `table_id`/`seat`."""
+        over loopback TCP (or the test kit's connector), that joins `table_id`/`seat`. Its
+        identity and secrets live under `<data-dir>/host/bots/<name>/`, so a host killed
+        mid-hand brings its bots back where they were."""
+        from .identity import load_or_create_identity
         from .peer import PeerConfig, PeerNode, tcp_connector
 
         if self.bot_controller is None:
             raise ValueError("this host has no bot strategy to seat")
-        key = Ed25519PrivateKey.generate()
+        if name is None:
+            name = self._new_bot_name()
+        home = self.data_dir / "host" / "bots" / name
+        key = load_or_create_identity(home)
         self.own_bots.add(ident.public_bytes(key))
-        n = len(self.bot_peers) + 1
-        cfg = PeerConfig(name=f"bot-{n}", table=table_id, seat=seat, reconnect=False)
+        self.bot_names[ident.public_bytes(key)] = name
+        cfg = PeerConfig(name=name[:32], table=table_id, seat=seat, reconnect=True,
+                         reconnect_for=self.config.grace, data_dir=home,
+                         fallback=None)
         if self.bot_connector is not None:
             connector = self.bot_connector()
         else:
@@ -324,17 +401,59 @@ class HostNode(ServerFactory):
                 host = "127.0.0.1"
             connector = tcp_connector(self.reactor, host, port)
         peer = PeerNode(self.reactor, cfg, self.bot_controller(), key, connector)
-        peer.done.addErrback(lambda f: log.warning("host bot %s stopped: %s", cfg.name,
-                                                   f.getErrorMessage()))
+        peer.done.addBoth(lambda r: self._bot_done(peer, r))
         self.bot_peers.append(peer)
         peer.start()
         return peer
 
+    def _new_bot_name(self) -> str:
+        """A bot name never used under this data directory (its identity is new)."""
+        bots = self.data_dir / "host" / "bots"
+        if self._bot_count == 0 and bots.is_dir():
+            for d in bots.iterdir():
+                tail = d.name.rpartition("-")[2]
+                if tail.isdigit():
+                    self._bot_count = max(self._bot_count, int(tail))
+        self._bot_count += 1
+        return f"bot-{self._bot_count}"
+
+    def _bot_done(self, peer: Any, result: Any) -> Any:
+        if peer in self.bot_peers:
+            self.bot_peers.remove(peer)
+        from twisted.python.failure import Failure as _F
+
+        if isinstance(result, _F):
+            log.warning("host bot %s stopped: %s", peer.config.name, result.getErrorMessage())
+            return None
+        return result
+
+    def restart_bot(self, room: TableRoom, seat: int) -> None:
+        """A host bot whose seat is away (the host restarted): start it again."""
+        slot = room.slots[seat]
+        if slot.bot_name is None or self.bot_controller is None:
+            return
+        if any(p.config.name == slot.bot_name[:32] for p in self.bot_peers):
+            return
+        self.add_bot(room.id, seat, slot.bot_name)
+
+    def own_bot_name(self, identity: bytes | None) -> str | None:
+        return self.bot_names.get(identity) if identity is not None else None
+
     def table_over(self, room: TableRoom) -> None:
-        """A table's match ended; fire `all_done` when the host has nothing left to run."""
-        tables = list(self.lobby.tables.values())
-        if self.config.exit_when_done and not self.all_done.called and tables and \
-                tables[0].status == "over" and all(r.status != "playing" for r in tables):
+        """A table's match ended: it leaves the host's memory (its records are on disk);
+        with `keep` a fresh default table opens; `all_done` fires when nothing is left."""
+        self.finished.append(f"table {room.id}: {room.summary()}")
+        del self.finished[:-100]
+        self.reactor.callLater(1.0, self.lobby.reap, room)
+        if room is self.default_room:
+            self.default_room = None
+            if self.config.keep:
+                new = self.open_default_table()
+                for _ in range(self.config.bots):
+                    self.add_bot(new.id, None)
+                return
+        if self.config.exit_when_done and not self.all_done.called and \
+                all(r.status != "playing" for r in self.lobby.tables.values()):
             self.all_done.callback(None)
 
     def is_own_bot(self, identity: bytes) -> bool:
@@ -352,17 +471,6 @@ class HostNode(ServerFactory):
         if conn.room is not None:
             conn.room.disconnected(conn)
 
-    # --- records ---------------------------------------------------------------------
-    def record_dir(self, table_id: str) -> Path:
-        d = self.data_dir / "tables" / table_id
-        d.mkdir(parents=True, exist_ok=True)
-        return d
-
-    def write_record(self, path: Path, data: bytes) -> None:
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-
     def address(self) -> tuple[str, int]:
         assert self.port is not None
         a = self.port.getHost()
@@ -375,6 +483,7 @@ def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | N
     `bot_controller()` makes the SeatController of each bot the host seats."""
     node = HostNode(reactor, config, identity, bot_controller)
     node.port = reactor.listenTCP(config.port, node, interface=config.bind)
+    node.open_tables()
     return node
 
 

@@ -51,15 +51,21 @@ class PeerConfig:
     create: dict[str, Any] | None = None
     """Open a table with these lobby fields first (game, variant, players, target, hands)."""
     data_dir: Path | None = None
+    """Where this identity keeps its seeds, statements and records (None: in memory only,
+    for an ephemeral bot whose secrets die with it)."""
     reconnect: bool = True
     reconnect_delay: float = 1.0
-    reconnect_for: float = 120.0
-    """Give up reconnecting after this many seconds."""
+    """First wait before reconnecting; it doubles up to `reconnect_max_delay`."""
+    reconnect_max_delay: float = 15.0
+    reconnect_for: float = 600.0
+    """Give up reconnecting after this many seconds without a host (10 minutes)."""
     ping_interval: float = 10.0
     idle_timeout: float = 45.0
     """Drop and reconnect when the host sent nothing (not even a ping) for this long."""
     seed: int | None = None
     """Seeds this peer's secrets (reproducible test vectors only; never in real play)."""
+    fallback: Any = None
+    """(hand, seat) → Action: the bot that plays for this seat when its clock runs out."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -103,7 +109,9 @@ class PeerConnection(FrameProtocol):
         self.node.connection_lost(self, reason)
 
     def refused(self, exc: WireError) -> None:
-        if exc.fatal:
+        """We refused one of the host's frames. A fatal refusal during the handshake ends the
+        peer; after it (a quiet host, a stream out of step) we drop and come back."""
+        if exc.fatal and self.state != "ready":
             self.node.fail(PeerError(exc.message, exc.code))
 
     def frame_received(self, frame: Frame) -> None:
@@ -175,6 +183,9 @@ class PeerNode(ClientFactory):
         self.finished = False
         self.stopped = False
         self._lost_since: float | None = None
+        self._backoff = config.reconnect_delay
+        self._store: Any = None
+        self._retry: Any = None
         self._random: Callable[[int], bytes]
         import secrets
         self._random = secrets.token_bytes
@@ -208,12 +219,14 @@ class PeerNode(ClientFactory):
         return conn
 
     def clientConnectionFailed(self, connector: Any, reason: Failure) -> None:
-        self._retry_or_fail(PeerError(f"cannot reach {self.config.host}:{self.config.port}: "
-                                      f"{reason.getErrorMessage()}"))
+        self._retry_or_fail(PeerError(f"cannot reach the host at {self.config.host}:"
+                                      f"{self.config.port} ({reason.getErrorMessage()})"))
 
     def disconnect(self) -> None:
         """Leave for good (the console's quit): no reconnect."""
         self.stopped = True
+        if self._retry is not None and self._retry.active():
+            self._retry.cancel()
         if self.conn is not None:
             self.conn.drop()
 
@@ -222,6 +235,8 @@ class PeerNode(ClientFactory):
     def fail(self, error: Exception) -> None:
         if not self.done.called:
             self.stopped = True
+            if self._retry is not None and self._retry.active():
+                self._retry.cancel()
             self.done.errback(Failure(error))
 
     def connection_lost(self, conn: PeerConnection, reason: Failure) -> None:
@@ -229,10 +244,12 @@ class PeerNode(ClientFactory):
             self.conn = None
         if self.finished or self.stopped or self.done.called:
             return
-        self.notify_status("connection lost, reconnecting…")
-        self._retry_or_fail(PeerError(f"connection lost: {reason.getErrorMessage()}"))
+        self._retry_or_fail(PeerError(f"lost the connection to the host at "
+                                      f"{self.config.host}:{self.config.port}"))
 
     def _retry_or_fail(self, error: PeerError) -> None:
+        """Come back with backoff while we hold a seat, for up to `reconnect_for` seconds;
+        then give up with a plain sentence."""
         if self.stopped or self.done.called:
             return
         if not self.config.reconnect or self.seat is None:
@@ -241,12 +258,19 @@ class PeerNode(ClientFactory):
         now = self.reactor.seconds()
         if self._lost_since is None:
             self._lost_since = now
-        if now - self._lost_since > self.config.reconnect_for:
-            self.fail(error)
+            self._backoff = self.config.reconnect_delay
+        waited = now - self._lost_since
+        if waited > self.config.reconnect_for:
+            self.fail(PeerError(f"{error}; gave up after {waited / 60:.0f} minute(s) of "
+                                "retrying"))
             return
-        self.reactor.callLater(self.config.reconnect_delay, self._reconnect)
+        self.notify_status(f"host unreachable, retrying… ({waited:.0f} s so far)")
+        delay = self._backoff
+        self._backoff = min(self._backoff * 2, self.config.reconnect_max_delay)
+        self._retry = self.reactor.callLater(delay, self._reconnect)
 
     def _reconnect(self) -> None:
+        self._retry = None
         if not (self.stopped or self.done.called):
             self.connector(self)
 
@@ -303,6 +327,10 @@ class PeerNode(ClientFactory):
         elif t == "seated":
             self.table, self.seat = b["table"], b["seat"]
             self.table_info = b["info"]
+            if self.store is not None:       # where this identity sits, for the player
+                self.store.save_seat({"host": self.config.host, "port": self.config.port,
+                                      "table": self.table, "seat": self.seat,
+                                      "host_key": (self.expected_host or b"").hex()})
             self.notify_status(f"connected to {self.config.host}:{self.config.port} "
                                f"as seat {self.seat} of {self.table}")
             self.seats_changed()
@@ -357,9 +385,11 @@ class PeerNode(ClientFactory):
 
     # --- table layer -------------------------------------------------------------------
     def _seat_client(self) -> Any:
-        """This seat's SeatClient: created once, kept across reconnects and hands."""
+        """This seat's SeatClient: created once, kept across reconnects and hands. Its
+        durable facts live in the identity's directory (or in memory for an ephemeral bot)."""
         if self.seat_client is None:
             from ..table.seat import SeatClient, random_seed
+            from ..table.store import MemorySeatStore
 
             assert self.seat is not None
             source = random_seed
@@ -371,39 +401,19 @@ class PeerNode(ClientFactory):
                     return hashlib.sha256(b"p2p-burraco/peer-seed/v1\x00" + base + hand_id
                                           + bytes([seat])).digest()
             self.seat_client = SeatClient(self.seat, self.identity, self.controller,
-                                          seed_source=self._seed_source(source),
-                                          persist_seed=self._persist_seed,
-                                          on_outbox=self._flush)
+                                          seed_source=source, store=self.store or
+                                          MemorySeatStore(), host_key=self.expected_host,
+                                          fallback=self.config.fallback, on_outbox=self._flush)
         return self.seat_client
 
-    def _seed_dir(self) -> Path | None:
-        if self.config.data_dir is None:
-            return None
-        return Path(self.config.data_dir) / "seeds"
+    @property
+    def store(self) -> Any:
+        """The identity's FileSeatStore (None without a data directory)."""
+        if self._store is None and self.config.data_dir is not None:
+            from ..storage.seatstore import FileSeatStore
 
-    def _seed_source(self, fresh: Callable[[bytes, int], bytes]) -> Callable[[bytes, int], bytes]:
-        """A seed written before for this hand (a restarted peer) wins over a fresh one."""
-        def source(hand_id: bytes, seat: int) -> bytes:
-            d = self._seed_dir()
-            if d is not None:
-                path = d / f"{hand_id.hex()}-{seat}.seed"
-                if path.exists() and len(path.read_bytes()) == 32:
-                    return path.read_bytes()
-            return fresh(hand_id, seat)
-        return source
-
-    def _persist_seed(self, hand_id: bytes, seat: int, seed: bytes) -> None:
-        d = self._seed_dir()
-        if d is None:
-            return
-        import os
-        d.mkdir(parents=True, exist_ok=True)
-        path = d / f"{hand_id.hex()}-{seat}.seed"
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(seed)
-            fh.flush()
-            os.fsync(fh.fileno())
+            self._store = FileSeatStore(Path(self.config.data_dir))
+        return self._store
 
     def _send_table(self, msgs: list[dict[str, Any]]) -> None:
         from ..table import messages as tm
@@ -438,6 +448,15 @@ class PeerNode(ClientFactory):
         self._send_table(client.receive(msg))
         if self.on_frame is not None:
             self.on_frame(frame)
+        self._check_halted()
+
+    def _check_halted(self) -> None:
+        """The SeatClient caught the host lying: this match stops here, with the reason."""
+        client = self.seat_client
+        if client is not None and client.halted and not self.done.called:
+            self.fail(PeerError(f"the host is at fault: {client.halted}", "host_fault"))
+            if self.conn is not None:
+                self.conn.drop()
 
     def table_error(self, body: dict[str, Any]) -> None:
         """A refusal of one of our table messages: the SeatClient tells its controller."""

@@ -1,13 +1,17 @@
-"""A table room on the host: its seats, its match, grace periods, and the HostTable that
-referees it (p2p_burraco.table.host). The room only moves table messages between seats and
-the referee, and writes records; every decision about a message is the referee's.
+"""A table room on the host: its seats, its connections, its match's journal and clocks.
+
+The room moves table messages between seats and the sans-IO `HostTable` (which decides
+everything), and does the I/O the table may not: it appends each event the table journals
+to the match's journal and makes it durable **before** any reply leaves; it turns the
+table's `next_deadline()` into a `callLater`; it writes transcripts and `result.json` into
+the match's own directory; it says what happens (`node.say`).
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import json
 import logging
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.interfaces import IDelayedCall
 
-from ..table.host import transcript_name
+from ..storage.journal import RESULT, LoadedMatch, MatchJournal
+from ..table import messages as tm
+from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
+from ..table.rules import TableRules
 from ..wire import Frame, WireError
 
 if TYPE_CHECKING:
@@ -32,8 +39,8 @@ class SeatSlot:
     identity: bytes | None = None
     conn: HostConnection | None = None
     bot: bool = False
-    grace: IDelayedCall | None = None
-    dropped_at: float | None = None
+    bot_name: str | None = None
+    away: IDelayedCall | None = None
 
     @property
     def taken(self) -> bool:
@@ -45,7 +52,7 @@ class TableRoom:
 
     def __init__(self, node: HostNode, table_id: str, game: str, variant: str | None,
                  players: int | None, target: int | None, hands: int | None,
-                 options: dict[str, Any]) -> None:
+                 options: dict[str, Any], rules: TableRules | None = None) -> None:
         from ..games import get_game
 
         self.node = node
@@ -56,8 +63,8 @@ class TableRoom:
         if self.variant not in self.spec.presets:
             raise ValueError(f"unknown {game} variant {self.variant!r}; choose one of: "
                              f"{', '.join(self.spec.presets)}")
-        self.rules = self.spec.presets[self.variant]
-        allowed = tuple(self.spec.seat_counts(self.rules))
+        preset = self.spec.presets[self.variant]
+        allowed = tuple(self.spec.seat_counts(preset))
         default_players = 4 if game == "burraco" and 4 in allowed else allowed[0]
         self.players = players if players is not None else default_players
         if self.players not in allowed:
@@ -70,25 +77,62 @@ class TableRoom:
         self.target = target
         self.hands = hands
         self.options = dict(options)
-        probe = self._new_match(first_dealer=0)
+        if target is not None:
+            self.options["target"] = target
+        probe = self.spec.new_match(preset, self.players, first_dealer=0, **self.options)
         self.sides: list[list[int]] = [list(s) for s in probe.standings()["sides"]]
+        self.table_rules = rules or node.table_rules(game)
         self.slots = [SeatSlot() for _ in range(self.players)]
         self.status = "waiting"        # waiting → playing → over
-        self.hands_played = 0
-        self.driver: Any = None        # the table layer's HostTable once the match starts
+        self.driver: HostTable | None = None
+        self.journal: MatchJournal | None = None
         self.standings: dict[str, Any] | None = None
         self.match_id = b""
-        self.started_at: float | None = None
+        self.reason: str | None = None
+        self.transcripts: list[str] = []
+        self._deadline: IDelayedCall | None = None
+        self._deadline_at: int | None = None
+        self._dealing = False
 
-    def _new_match(self, first_dealer: int) -> Any:
-        opts = dict(self.options)
-        if self.target is not None:
-            opts["target"] = self.target
-        return self.spec.new_match(self.rules, self.players, first_dealer=first_dealer, **opts)
+    # --- restoring a match after a restart ------------------------------------------------
+    @classmethod
+    def restore(cls, node: HostNode, loaded: LoadedMatch) -> TableRoom:
+        """The room of an unfinished match, rebuilt from its journal (every seat away)."""
+        header = loaded.header
+        config = MatchConfig.from_wire(header["config"])
+        room = cls(node, str(header["table"]), config.game, config.variant, config.n_seats,
+                   header.get("target"), config.hands,
+                   {k: v for k, v in config.options.items() if k != "target"}, config.rules)
+        room.match_id = config.match_id
+        events = list(loaded.events)
+        room.driver = replay(config, node.identity, events, loaded.checkpoint)
+        room.journal = MatchJournal.reopen(loaded.directory)
+        room.transcripts = sorted(p.name for p in loaded.directory.glob("hand-*.p2pb"))
+        bots = dict(header.get("bots") or {})
+        for ev in events:
+            if ev.get("e") == "seat":
+                bots.pop(str(ev["seat"]), None)
+        for s in range(room.players):
+            slot = room.slots[s]
+            slot.identity = room.driver.seat_keys[s]
+            slot.name = room.driver.names[s]
+            slot.bot_name = bots.get(str(s))
+            slot.bot = slot.bot_name is not None
+        room.status = "over" if room.driver.stage == "over" else "playing"
+        room._run({"e": "resume"})
+        node.say(f"{room.id}: match {room.match_id.hex()[:8]} resumed from its journal "
+                 f"(hand {room.driver.hand_no + 1}, stage {room.driver.stage})")
+        for s, slot in enumerate(room.slots):
+            room._start_away(s)
+        return room
 
     # --- lobby ---------------------------------------------------------------------
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.slots) if not s.taken]
+
+    @property
+    def hands_played(self) -> int:
+        return self.driver.hand_no if self.driver is not None else 0
 
     def info(self) -> dict[str, Any]:
         return {
@@ -119,14 +163,17 @@ class TableRoom:
                             ref=ref)
         slot = self.slots[seat]
         slot.name, slot.identity, slot.conn = conn.peer_name, conn.peer_identity, conn
-        slot.bot = self.node.is_own_bot(conn.peer_identity)
+        slot.bot_name = self.node.own_bot_name(conn.peer_identity)
+        slot.bot = slot.bot_name is not None
         conn.room, conn.seat = self, seat
         conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
+        self.node.say(f"{self.id}: {slot.name} sits at seat {seat}"
+                      + (" (a host bot)" if slot.bot else ""))
         self.broadcast_lobby()
         if self.status == "waiting" and not self.free_seats():
             self.start_match()
         elif self.status == "playing":
-            self.seat_refilled(seat)
+            self._seat_refilled(seat)
 
     def leave(self, conn: HostConnection, ref: int) -> None:
         if self.status != "waiting":
@@ -154,97 +201,157 @@ class TableRoom:
 
     # --- match ---------------------------------------------------------------------------
     def start_match(self) -> None:
-        """Seats are full: create the referee (HostTable) and deal the first hand."""
-        from ..table.host import HostTable
-
+        """Seats are full: open the match's journal, create the referee, deal."""
         keys = [s.identity for s in self.slots]
+        names = [s.name or f"seat {i}" for i, s in enumerate(self.slots)]
         assert all(k is not None for k in keys)
         first_dealer = self.node.random_bytes(1)[0] % self.players
         self.match_id = self.node.random_bytes(16)
-        options = dict(self.options)
-        if self.target is not None:
-            options["target"] = self.target
-        self.driver = HostTable(self.game, self.variant, self.players,
-                                [k for k in keys if k is not None],
-                                first_dealer=first_dealer, options=options,
-                                match_id=self.match_id, auto_next=False,
-                                on_transcript=self._record)
+        config = MatchConfig(self.game, self.variant, self.players, first_dealer,
+                             self.match_id, [k for k in keys if k is not None], names,
+                             dict(self.options), self.table_rules, self.hands)
+        header = {"config": config.to_wire(), "table": self.id, "target": self.target,
+                  "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+                  "host_key": self.node.public_key,
+                  "bots": {str(i): s.bot_name for i, s in enumerate(self.slots) if s.bot}}
+        self.journal = MatchJournal.create(self.node.matches_dir, self.match_id, header)
+        self.driver = HostTable(config, self.node.identity)
         self.status = "playing"
-        self.started_at = time.time()
-        info = self.info()
-        self.send_to(None, "match_started", {"table": self.id, "info": info})
-        log.info("%s: match started (%s %s, %d seats, first dealer %d)", self.id, self.game,
-                 self.variant, self.players, first_dealer)
-        self._deliver(self.driver.start_hand())
+        self.send_to(None, "match_started", {"table": self.id, "info": self.info()})
+        self.node.say(f"{self.id}: match {self.match_id.hex()[:8]} started — {self.game} "
+                      f"{self.variant}, {self.players} seats: {', '.join(names)}; records in "
+                      f"{self.journal.dir}")
+        now = self.node.now_ms()
+        for s, slot in enumerate(self.slots):
+            self.driver.set_connected(s, slot.conn is not None, now)
+        self._maybe_deal()
 
     def table_message(self, seat: int, frame: Frame) -> None:
         """A table-layer message from a seat: the referee decides; we deliver its answers."""
-        from ..table import messages as tm
-
         if self.driver is None:
             raise WireError("table.no_hand", "the match has not started", ref=frame.seq)
-        if self.status == "over":
-            raise WireError("table.match_over", "the match is over", ref=frame.seq)
-        out = self.driver.receive(seat, tm.from_body(frame.type, frame.body))
-        self._deliver(out, sender=seat, ref=frame.seq)
-        self._after_step()
+        msg = tm.from_body(frame.type, frame.body)
+        self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
 
-    def _deliver(self, out: Sequence[Any], sender: int | None = None,
+    def _run(self, event: dict[str, Any], sender: int | None = None,
+             ref: int | None = None) -> Step:
+        """One event through the referee: journal it, make it durable, then deliver."""
+        driver, journal = self.driver, self.journal
+        assert driver is not None and journal is not None
+        step = driver.apply({**event, "t": self.node.now_ms()})
+        if step.journal is not None:
+            journal.append(step.journal)
+        if step.record is not None:
+            name = transcript_name(step.record.hand_no)
+            journal.write_record(name, step.record.transcript.to_bytes())
+            self.transcripts.append(name)
+            journal.append(driver.checkpoint())
+        journal.sync()                       # nothing leaves before it is on disk
+        self._deliver(step.out, sender, ref)
+        for line in step.lines:
+            self.node.say(f"{self.id}: {line}")
+        if step.over and self.status == "playing":
+            self.end_match()
+        elif self.status == "playing":
+            self._schedule()
+            self._maybe_deal()
+        return step
+
+    def _deliver(self, out: Sequence[Outgoing], sender: int | None = None,
                  ref: int | None = None) -> None:
-        from ..table import messages as tm
-
         for to, msg in out:
-            if msg.get("type") == "error":
-                body = tm.body_of(msg)
+            mtype = msg.get("type")
+            body = tm.body_of(msg)
+            if mtype == "error":
                 if to == sender and ref is not None:
                     body["ref"] = ref
-                self.send_to(to, "error", body)
-            else:
-                self.send_to(to, msg["type"], tm.body_of(msg))
+                self._count_refusal(to)
+            elif mtype == "refusal" and to is not None:
+                self._count_refusal(to)
+            self.send_to(to, str(mtype), body)
 
-    def _record(self, record: Any) -> None:
-        """A hand closed (every live seat signed off): write its transcript."""
-        path = self.node.record_dir(self.id) / transcript_name(record.hand_no)
-        self.node.write_record(path, record.transcript.to_bytes())
-        self.hands_played = record.hand_no + 1
-        log.info("%s: hand %d over (%s, %s) → %s", self.id, record.hand_no + 1,
-                 record.result.reason, "fair" if record.verdict.fair else "NOT FAIR", path)
-
-    def _after_step(self) -> None:
-        """Between hands: end the match, or deal the next hand once every seat is held."""
-        d = self.driver
-        if d is None or self.status != "playing" or d.stage not in ("between", "over"):
+    def _count_refusal(self, seat: int | None) -> None:
+        if seat is None:
             return
-        if d.stage == "over" or d.match_over:
-            self.end_match("target")
-        elif self.hands is not None and self.hands_played >= self.hands:
-            self.end_match("hands")
-        elif all(s.taken for s in self.slots):
-            for i, s in enumerate(self.slots):
-                if s.identity != d.seat_keys[i]:
-                    assert s.identity is not None
-                    d.replace_seat(i, s.identity)
-            self._deliver(d.start_hand())
+        conn = self.slots[seat].conn
+        counter = getattr(conn, "count_refusal", None)
+        if counter is not None:
+            counter()
 
-    def end_match(self, reason: str) -> None:
-        assert self.driver is not None
+    # --- clocks ------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        """One callLater for the table's first deadline."""
+        driver = self.driver
+        due = driver.next_deadline() if driver is not None else None
+        at = due[0] if due is not None else None
+        if at == self._deadline_at and self._deadline is not None and self._deadline.active():
+            return
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline, self._deadline_at = None, at
+        if at is not None:
+            delay = max(0.0, (at - self.node.now_ms()) / 1000)
+            self._deadline = self.node.reactor.callLater(delay, self._expire)
+
+    def _expire(self) -> None:
+        self._deadline = None
+        self._deadline_at = None
+        if self.status == "playing" and self.driver is not None:
+            self._run({"e": "expire"})
+
+    def _maybe_deal(self) -> None:
+        """Deal the next hand once every seat is held and connected (a seat away between
+        hands gets its grace period first: no hand is wasted on it)."""
+        driver = self.driver
+        if driver is None or self.status != "playing" or not driver.can_deal() \
+                or self._dealing:
+            return
+        if not all(s.taken and s.conn is not None for s in self.slots):
+            return
+        self._dealing = True
+        try:
+            for i, s in enumerate(self.slots):
+                if s.identity != driver.seat_keys[i]:
+                    assert s.identity is not None
+                    self._run({"e": "seat", "seat": i, "key": s.identity,
+                               "name": s.name or f"seat {i}"})
+            self._run({"e": "deal"})
+        finally:
+            self._dealing = False
+
+    def end_match(self) -> None:
+        driver, journal = self.driver, self.journal
+        assert driver is not None and journal is not None
         self.status = "over"
-        self.standings = self.driver.standings()
+        self.standings = driver.standings()
+        self.reason = driver.end_reason or "target"
         for slot in self.slots:
-            if slot.grace is not None and slot.grace.active():
-                slot.grace.cancel()
-            slot.grace = None
+            if slot.away is not None and slot.away.active():
+                slot.away.cancel()
+            slot.away = None
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        outcome = driver.outcome
         result = {"table": self.id, "game": self.game, "variant": self.variant,
-                  "players": self.players, "reason": reason, "hands": self.hands_played,
-                  "match_id": self.match_id.hex(), "standings": self.standings,
+                  "players": self.players, "reason": self.reason,
+                  "hands": driver.hand_no, "match_id": self.match_id.hex(),
+                  "host_key": self.node.public_key.hex(),
+                  "standings": self.standings,
+                  "last_hand": None if outcome is None else {
+                      "outcome": outcome.to_wire(), "describe": outcome.describe()},
                   "seats": [{"seat": i, "name": s.name,
                              "identity": s.identity.hex() if s.identity else None,
                              "bot": s.bot} for i, s in enumerate(self.slots)],
-                  "transcripts": [transcript_name(r.hand_no) for r in self.driver.records]}
-        write_json(self.node.record_dir(self.id) / "result.json", result)
+                  "transcripts": list(self.transcripts),
+                  "ended": _dt.datetime.now(_dt.timezone.utc).isoformat()}
+        journal.write_record(RESULT, json.dumps(result, indent=2, sort_keys=True,
+                                                default=_json_default).encode() + b"\n")
+        journal.append({"e": "end", "t": self.node.now_ms(), "reason": self.reason})
+        journal.sync()
         self.send_to(None, "match_end", {"table": self.id, "standings": self.standings,
-                                         "reason": reason})
-        log.info("%s: match over (%s): %s", self.id, reason, self.summary())
+                                         "reason": self.reason})
+        self.node.say(f"{self.id}: match over ({self.reason}): {self.summary()}")
+        journal.close()
         self.node.table_over(self)
 
     def summary(self) -> str:
@@ -252,13 +359,16 @@ class TableRoom:
         if self.standings is None:
             return f"{self.status}, {self.hands_played} hand(s)"
         totals = self.standings.get("totals", [])
-        sides = " | ".join(f"{'+'.join(str(x) for x in side)}: {t}"
+        names = [s.name or f"seat {i}" for i, s in enumerate(self.slots)]
+        sides = " | ".join(f"{'+'.join(names[x] for x in side)}: {t}"
                            for side, t in zip(self.sides, totals))
-        return f"{self.status} after {self.hands_played} hand(s): {sides}"
+        return f"{self.hands_played} hand(s): {sides}"
 
-    def seat_refilled(self, seat: int) -> None:
+    def _seat_refilled(self, seat: int) -> None:
         """Someone took a seat released during the match: seated from the next hand on."""
-        self._after_step()
+        if self.driver is not None:
+            self.driver.set_connected(seat, True, self.node.now_ms())
+        self._maybe_deal()
 
     # --- drops and returns -----------------------------------------------------------------
     def disconnected(self, conn: HostConnection) -> None:
@@ -271,51 +381,74 @@ class TableRoom:
             self.slots[seat] = SeatSlot()
             self.broadcast_lobby()
             return
-        if self.status == "over":
+        if self.status == "over" or self.driver is None:
             return
-        slot.dropped_at = self.node.reactor.seconds()
-        grace = self.node.config.grace
-        slot.grace = self.node.reactor.callLater(grace, self.grace_expired, seat)
-        log.info("%s: seat %d (%s) dropped; holding it %.0f s", self.id, seat, slot.name, grace)
+        grace = self.table_rules.grace_ms / 1000
+        self.node.say(f"{self.id}: {slot.name} (seat {seat}) dropped; seat held {grace:.0f} s")
         self.send_to(None, "seat_status", {"seat": seat, "connected": False,
-                                           "grace_ms": int(grace * 1000)})
+                                           "grace_ms": self.table_rules.grace_ms})
+        self._deliver(self.driver.set_connected(seat, False, self.node.now_ms()))
+        self._start_away(seat)
+        self._schedule()
 
-    def reconnect(self, seat: int, conn: HostConnection) -> None:
-        """The same identity is back within the grace period: it has its seat again and
-        asks for the hand's log with `resync`."""
+    def _start_away(self, seat: int) -> None:
+        """Between hands a seat away is held for the grace period (mid-hand the table's own
+        clock does it, with a `grace` timeout)."""
         slot = self.slots[seat]
-        if slot.grace is not None and slot.grace.active():
-            slot.grace.cancel()
-        slot.grace = None
-        slot.conn = conn
-        conn.room, conn.seat = self, seat
-        log.info("%s: seat %d (%s) is back", self.id, seat, slot.name)
-        self.send_to(None, "seat_status", {"seat": seat, "connected": True, "grace_ms": None})
-        conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
-
-    def grace_expired(self, seat: int) -> None:
-        """The seat did not come back: void the hand (the others reveal; it scores zero),
-        release the seat, and let the match go on with a bot or whoever takes it."""
-        slot = self.slots[seat]
-        slot.grace = None
         if slot.conn is not None or self.status != "playing":
             return
-        log.info("%s: seat %d (%s) lost past its grace period", self.id, seat, slot.name)
-        self.slots[seat] = SeatSlot()
+        if slot.away is not None and slot.away.active():
+            slot.away.cancel()
+        slot.away = self.node.reactor.callLater(self.table_rules.grace_ms / 1000,
+                                                self._away_expired, seat)
+        if slot.bot:
+            self.node.restart_bot(self, seat)
+
+    def reconnect(self, seat: int, conn: HostConnection) -> None:
+        """The same identity is back: it has its seat again and asks for the hand's log
+        with `resync`."""
+        slot = self.slots[seat]
+        if slot.away is not None and slot.away.active():
+            slot.away.cancel()
+        slot.away = None
+        slot.conn = conn
+        conn.room, conn.seat = self, seat
+        self.node.say(f"{self.id}: {slot.name} (seat {seat}) is back")
+        self.send_to(None, "seat_status", {"seat": seat, "connected": True, "grace_ms": None})
+        conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
         if self.driver is not None:
-            self._deliver(self.driver.seat_lost(seat))
-        self.broadcast_lobby()
-        if self.node.config.replace_lost_with_bot and self.node.bot_controller is not None:
+            self._deliver(self.driver.set_connected(seat, True, self.node.now_ms()))
+            self._schedule()
+            self._maybe_deal()
+
+    def _away_expired(self, seat: int) -> None:
+        """A seat stayed away between hands past its grace: a host bot takes it from the
+        next hand if the table allows (TABLE-3), else its side loses by abandonment."""
+        slot = self.slots[seat]
+        slot.away = None
+        driver = self.driver
+        if slot.conn is not None or self.status != "playing" or driver is None \
+                or driver.stage not in ("idle", "between"):
+            return
+        if self.table_rules.bots and self.node.bot_controller is not None:
+            self.node.say(f"{self.id}: {slot.name} (seat {seat}) did not come back; a bot "
+                          "takes the seat [TABLE-6]")
+            self.slots[seat] = SeatSlot()
+            self.broadcast_lobby()
             self.node.add_bot(self.id, seat)
-        self._after_step()
-
-
-
-def write_json(path: Path, value: Any) -> None:
-    path.write_text(json.dumps(value, indent=2, sort_keys=True, default=_json_default) + "\n")
+            return
+        self._run({"e": "lost", "seat": seat, "cause": "grace"})
 
 
 def _json_default(v: Any) -> Any:
     if isinstance(v, bytes):
         return v.hex()
     raise TypeError(type(v).__name__)
+
+
+def write_json(path: Path, value: Any) -> None:
+    """A JSON record, atomically (bytes as hex)."""
+    from ..storage.files import write_record
+
+    write_record(path, json.dumps(value, indent=2, sort_keys=True,
+                                  default=_json_default).encode() + b"\n")

@@ -1,14 +1,17 @@
-"""The whole audit of a hand: the fair-deal audit plus a replay of the game.
+"""The whole audit of a hand: the fair-deal audit, a replay through the one judge, and the
+outcome that follows.
 
-`fairdeal.audit` re-derives the deal from the seeds and checks every cryptographic step. What
-it cannot judge without the rules — was each key released to the seats the public state
-named then? was each action legal? is every card in exactly one place? is the recorded score
-the score? — this module checks by replaying the log through the rules engine, with the
-re-derived deal known, and the same gate the host runs live (`PublicDeal.check`) given the
-engine's entitlement at each step.
+`fairdeal.audit` re-derives the deal from the seeds and checks every cryptographic step.
+What it cannot judge without the rules — was each statement the host accepted one the rules
+allow? was each refusal true? did each timed-out seat owe something then? is every card in
+exactly one place? — this module checks by replaying the log through `HandReplica`, the same
+judge the host and the peers ran live, with the re-derived deal known. `outcome.decide` then
+says how the hand ended, and the transcript check compares that with what the host and the
+seats signed.
 
-The host and every peer run `audit_hand` on their log before the hand closes; `verify`
-runs `audit_transcript` on a file. Both give the same verdict for the same log.
+The host and every peer run `audit_hand` on their log before the hand closes; `verify` runs
+`audit_transcript` on a file (and `match_audit` on a whole match). All give the same verdict
+for the same log.
 """
 
 from __future__ import annotations
@@ -17,45 +20,65 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..fairdeal.audit import Fault, Verdict, audit_log
-from ..fairdeal.audit import audit as fairdeal_audit
-from ..fairdeal.deal import DealError, PublicDeal
-from ..fairdeal.transcript import Transcript
-from ..games.base import (
-    ActionSyntaxError,
-    HandResult,
-    HandState,
-    RuleViolation,
-    check_cards_conserved,
-)
-from .replica import ReplicaError, build_hand, build_match, public_positions, void_result
+from ..fairdeal import signing
+from ..fairdeal.audit import Fault, Verdict, audit_log, judge_alarms_of
+from ..fairdeal.deal import HOST_TYPES
+from ..fairdeal.transcript import Transcript, log_hash
+from ..games.base import HandState, check_cards_conserved
+from .matchstate import MatchState, MatchStateError
+from .outcome import HandOutcome, decide, result_hash
+from .replica import HandReplica, ReplicaError, TableError
 
-# Gate refusals the replay reports; chain, signature and pass problems are the fair-deal
-# audit's (reported there with the same message numbers).
-_REPLAY_CODES = {
+UNFAIR = "unfair"
+"""Kept for callers of the first round: a hand that failed its audit."""
+
+_SEAT_CODES = {
     "table.not_entitled": "not_entitled",
     "table.duplicate_key": "duplicate_key",
     "table.unknown_position": "unknown_position",
     "table.wrong_phase": "out_of_phase",
+    "table.stopped": "out_of_phase",
+    "table.not_your_turn": "out_of_turn",
+    "table.illegal_action": "illegal_action",
+    "table.bad_action": "bad_action",
     "table.bad_message": "malformed",
 }
 
 
-UNFAIR = "unfair"
-"""The void reason recorded for a hand that ended normally but failed its audit."""
-
-
 @dataclass
 class HandAudit:
-    """A verdict with what the replay learned: the opening deal and the expected score."""
+    """A verdict with what the replay learned: the opening deal, the replayed hand, the
+    outcome, and the match state after it."""
 
     verdict: Verdict
     hand_start: Mapping[str, Any]
     start: HandState | None = None            # the hand as dealt (nothing played)
-    final: HandState | None = None            # the replayed hand at the end of the log
-    result: HandResult | None = None          # the score the log leads to (void if voided)
-    voided: bool = False
+    replica: HandReplica | None = None        # the replayed hand at the end of the log
+    outcome: HandOutcome | None = None
+    state_after: MatchState | None = None
     notes: list[str] = field(default_factory=list)
+    signed: list[int] = field(default_factory=list)     # seats that signed this very result
+    unsigned: list[int] = field(default_factory=list)   # seats whose sign-off is missing
+    closed: bool = False                                # a valid host hand_end closes it
+
+    @property
+    def final(self) -> HandState | None:
+        return self.replica.hand if self.replica is not None else None
+
+    @property
+    def result(self) -> Any:
+        return self.outcome.result if self.outcome is not None else None
+
+    def state_snapshot(self) -> dict[str, Any]:
+        return self.state_after.snapshot() if self.state_after is not None else {}
+
+    def result_hash(self, transcript_hash: bytes) -> bytes | None:
+        """What every seat signs for this hand (None when the hand cannot be judged)."""
+        if self.outcome is None or self.state_after is None:
+            return None
+        return result_hash(self.hand_start, transcript_hash, self.outcome.result.to_wire(),
+                           self.outcome.to_wire(),
+                           MatchState.comparable(self.state_after.snapshot()))
 
 
 def _learn_all(hand: HandState, deal: Sequence[int]) -> None:
@@ -64,148 +87,152 @@ def _learn_all(hand: HandState, deal: Sequence[int]) -> None:
             hand.learn(pos, card)
 
 
-def _incidents(entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The refused signed messages a `hand_void` carries as evidence, with its log index."""
-    out = []
-    for i, e in enumerate(entries):
-        ev = e.get("evidence") if e.get("type") == "hand_void" else None
-        if isinstance(ev, Mapping) and isinstance(ev.get("msg"), Mapping):
-            out.append({"code": ev.get("code"), "at": i, "msg": ev["msg"]})
-    return out
-
-
-def _reveal_public(hand: HandState, deal: PublicDeal, i: int, faults: list[Fault]) -> None:
-    """Decode the public positions whose keys are all out, as the host did at this point."""
-    todo = [p for p in public_positions(hand) if p not in deal.public_cards
-            and not deal.missing_keys(p)]
-    for pos, card in deal.decode_public(todo).items():
-        if card is None:
-            continue  # the hand was voided here; the fair-deal audit names whose key it was
-        try:
-            hand.learn(pos, card)
-        except ValueError as exc:
-            faults.append(Fault(None, "contradiction", i, str(exc)))
-            continue
-        deal.learn_public(pos, card)
-
-
-def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict) -> HandAudit:
+def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
+            state: MatchState | None) -> HandAudit:
     hs = entries[0]
     report = HandAudit(verdict, hs)
     faults = verdict.faults
     try:
-        hand = build_hand(hs)
-        start = build_hand(hs)
+        replica = HandReplica(hs, verify_signatures=False, state=state)
+        start = HandReplica(hs, verify_signatures=False, state=state).hand
     except ReplicaError as exc:
         faults.append(Fault(None, "bad_hand_start", 0, str(exc)))
         return report
     report.start = start
-    if verdict.deal is not None:
-        _learn_all(start, verdict.deal)
-        _learn_all(hand, verdict.deal)
+    full = verdict.deal is not None
+    if full:
+        assert verdict.deal is not None
+        try:
+            _learn_all(start, verdict.deal)
+            _learn_all(replica.hand, verdict.deal)
+        except ValueError as exc:
+            # only the quick audit (passes not recomputed) gets here: the seeds' deal is not
+            # the one dealt, so some pass deviated — the full audit says whose
+            faults.append(Fault(None, "deal_mismatch", None, str(exc)))
+            return report
     else:
         report.notes.append("the deal cannot be re-derived: the game is replayed with the "
                             "cards shown face up only")
-    deal = PublicDeal(hs, verify_signatures=False)
-    refused: dict[int, list[dict[str, Any]]] = {}
-    for inc in _incidents(entries):
-        if inc.get("code") == "table.not_entitled" and isinstance(inc.get("at"), int):
-            refused.setdefault(inc["at"], []).append(inc)
-    full = verdict.deal is not None
-    voided = False
-    void_reason = UNFAIR
-    for i in range(1, len(entries) + 1):
-        for inc in refused.get(i, []):
-            msg = inc["msg"]
-            try:
-                deal.check(msg, None, hand.audience)
-            except DealError as exc:
-                if exc.code == "table.not_entitled":
-                    faults.append(Fault(msg.get("seat"), "not_entitled", None,
-                                        f"refused {msg.get('type')}: {exc.message}"))
-                    continue
-            faults.append(Fault(None, "false_incident", None,
-                                f"the host refused a {msg.get('type')} the rules allowed"))
-        if i == len(entries):
-            break
+    for i in range(1, len(entries)):
         e = entries[i]
         t = e.get("type")
-        if t == "hand_void":
-            deal.append_host_entry(e)
-            deal.begin_reveal()
-            voided = True
-            void_reason = str(e.get("reason") or "void")
+        if t in HOST_TYPES:
+            try:
+                replica.check_host(e)
+            except TableError as exc:
+                if "signed" not in exc.message and "another history" not in exc.message:
+                    faults.append(Fault(None, f"false_{t}", i, exc.message, party="host"))
+            try:
+                replica.apply_host(e)
+            except (KeyError, TypeError, ValueError):
+                faults.append(Fault(None, "malformed", i, f"a {t} that cannot be applied"))
             continue
-        if t == "reveal" and deal.phase == "deal" and hand.is_over:
-            deal.begin_reveal()
+        seat = e.get("seat")
+        if not isinstance(seat, int) or isinstance(seat, bool) \
+                or not 0 <= seat < replica.n_seats:
+            continue        # named by the fair-deal audit
         try:
-            deal.check(e, None, hand.audience)
-        except DealError as exc:
-            what = _REPLAY_CODES.get(exc.code)
+            replica.check_content(seat, e)
+        except TableError as exc:
+            what = _SEAT_CODES.get(exc.code)
             if what is not None:
-                faults.append(Fault(e.get("seat") if isinstance(e.get("seat"), int) else None,
-                                    what, i, exc.message))
+                faults.append(Fault(seat, what, i, exc.message + (f" [{exc.rule}]"
+                                                                 if exc.rule else "")))
+                faults.append(Fault(None, "accepted_invalid", i,
+                                    f"the host accepted seat {seat}'s {t} ({exc.code})",
+                                    party="host"))
         try:
-            deal.apply(e)
-        except (KeyError, TypeError, ValueError):
-            continue  # malformed: the fair-deal audit has named it
-        if t == "release" and deal.locked is not None:
-            _reveal_public(hand, deal, i, faults)
+            replica.apply(e)
+        except (KeyError, TypeError, ValueError, LookupError):
+            continue        # malformed or illegal: named above
         if t == "action":
-            seat = e["seat"]
             try:
-                action = hand.action_from_wire(e.get("action") or {})
-                hand.apply(seat, action)
-            except RuleViolation as exc:
-                faults.append(Fault(seat, "illegal_action", i, f"{exc.message} [{exc.rule_id}]"))
-                continue
-            except (ActionSyntaxError, ValueError, LookupError) as exc:
-                faults.append(Fault(seat, "bad_action", i, str(exc)))
-                continue
-            try:
-                check_cards_conserved(hand)
+                check_cards_conserved(replica.hand)
             except AssertionError as exc:
                 faults.append(Fault(None, "cards_not_conserved", i, str(exc)))
-            if not hand.is_over:
-                _reveal_public(hand, deal, i, faults)
-    report.final = hand
-    report.voided = voided
-    if full and not voided and not hand.is_over:
-        faults.append(Fault(None, "incomplete", None,
-                            "the log stops before the hand is over and no void was declared"))
-    if verdict.fair and full and not voided and hand.is_over:
-        report.result = hand.result()
-    else:
-        try:
-            report.result = void_result(build_match(hs), void_reason)
-        except ReplicaError:
-            report.result = None
+    faults.extend(judge_alarms_of(entries, list(faults)))
+    report.replica = replica
+    outcome = decide(replica, faults, full)
+    report.outcome = outcome
+    after = replica.state0.copy()
+    after.set_hand_state(replica.timeouts, replica.auto, after.clock_used)
+    try:
+        if outcome.kind == "host_fault":
+            after.record(outcome.result, end={"reason": "host_fault", "detail": outcome.detail})
+        else:
+            after.record(outcome.result, void=outcome.kind == "void")
+    except (MatchStateError, ValueError) as exc:
+        faults.append(Fault(None, "match_over", None, f"a hand after the match ended: {exc}"))
+        return report
+    report.state_after = after
     return report
 
 
-def audit_hand(entries: Sequence[Mapping[str, Any]]) -> HandAudit:
-    """Audit a hand's log before it closes (host and peers): crypto, entitlement, rules."""
-    verdict = audit_log(entries)
+def audit_hand(entries: Sequence[Mapping[str, Any]], state: MatchState | None = None,
+               passes: bool = True) -> HandAudit:
+    """Audit a hand's log before it closes (host and peers): crypto, the judge, the outcome.
+    `state`: the match before the hand, when the caller has folded it itself (a peer, an
+    auditor of a whole match); otherwise the hand_start's snapshot. `passes=False`: the
+    host's quick audit (see `fairdeal.audit.audit_log`)."""
+    verdict = audit_log(entries, judge_alarms=False, passes=passes)
     if not entries or any(f.what == "bad_hand_start" for f in verdict.faults):
         return HandAudit(verdict, entries[0] if entries else {})
-    return _replay(entries, verdict)
+    return _replay(entries, verdict, state)
 
 
-def audit_transcript(t: Transcript) -> HandAudit:
-    """Audit a recorded hand: everything `audit_hand` checks, that the log is the one the
-    seats signed, and that the recorded score is the score."""
-    verdict = fairdeal_audit(t)
+def audit_transcript(t: Transcript, state: MatchState | None = None) -> HandAudit:
+    """Audit a recorded hand: everything `audit_hand` checks, then what closed it — the
+    host's signed `hand_end` (its result, outcome and state must be the log's) and every
+    seat's sign-off (the log hash and the result hash each seat computed). A hand is fair
+    when every seat signed the result the log leads to; a seat proven at fault needs no
+    signature of its own to be convicted."""
+    report = audit_hand(t.entries, state)
+    verdict = report.verdict
     if any(f.what == "bad_hand_start" for f in verdict.faults):
-        return HandAudit(verdict, t.entries[0])
-    report = _replay(t.entries, verdict)
+        return report
+    hs = t.entries[0]
+    computed = log_hash(t.entries)
+    expected = report.result_hash(computed)
     end = t.hand_end
-    if end is not None and report.result is not None \
-            and end.get("result") != report.result.to_wire():
-        verdict.faults.append(Fault(None, "wrong_result", None,
-                                    "the recorded score is not what the log leads to"))
-    recorded = (end or {}).get("verdict")
-    if isinstance(recorded, Mapping) and bool(recorded.get("fair")) != verdict.fair \
-            and not any(f.what in ("tampered", "incomplete") for f in verdict.faults):
-        report.notes.append(f"the host's verdict at the time was "
-                            f"{'fair' if recorded.get('fair') else 'unfair'}")
+    host_key = hs.get("host_key")
+    if end is None:
+        verdict.notes.append("the record has no hand_end")
+        report.notes.append("incomplete: no hand_end")
+    elif not isinstance(host_key, bytes) or not signing.verify(host_key, end) \
+            or end.get("type") != "hand_end" or end.get("hand_id") != hs.get("hand_id"):
+        verdict.faults.append(Fault(None, "bad_signature", None,
+                                    "the hand_end is not signed by the hand's host key"))
+    else:
+        report.closed = True
+        if end.get("transcript_hash") != computed:
+            verdict.faults.append(Fault(None, "tampered", None,
+                                        "the log is not the one the host closed the hand on "
+                                        "(entries cut, added or changed)"))
+        elif report.outcome is not None and report.state_after is not None and (
+                end.get("result") != report.outcome.result.to_wire()
+                or end.get("outcome") != report.outcome.to_wire()
+                or end.get("result_hash") != expected
+                or MatchState.comparable(end.get("state") or {})
+                != MatchState.comparable(report.state_after.snapshot())):
+            verdict.faults.append(Fault(None, "wrong_result", None,
+                                        "the host's signed result is not what the log leads "
+                                        "to", party="host"))
+    keys = [bytes(k) for k in hs.get("seat_keys") or []]
+    signed: set[int] = set()
+    disputed: list[int] = []
+    for so in t.sign_offs:
+        seat = so.get("seat")
+        if not isinstance(seat, int) or not 0 <= seat < len(keys) \
+                or not signing.verify(keys[seat], so) or so.get("type") != "sign_off" \
+                or so.get("hand_id") != hs.get("hand_id"):
+            verdict.faults.append(Fault(None, "bad_signature", None,
+                                        f"a sign-off claimed by seat {seat!r} does not verify"))
+            continue
+        if so.get("transcript_hash") == computed and so.get("result_hash") == expected:
+            signed.add(seat)
+        else:
+            disputed.append(seat)
+    report.notes.extend(f"seat {s} signed another history or result" for s in disputed)
+    report.signed = sorted(signed)
+    report.unsigned = sorted(set(range(len(keys))) - signed)
     return report

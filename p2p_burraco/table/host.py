@@ -1,41 +1,44 @@
-"""`HostTable`: the host's side of one table, sans-IO, holding no secret.
+"""`HostTable`: the host's side of one match, sans-IO — a fold over its events.
 
-The host referees: it keeps the match, the public replica of the hand (it knows only what
-has been shown face up), each seat's public identity key, and the hand's log. It never holds
-a seed, a lock key it could use alone, or a hidden card: every key it sees was published
-for everyone or belongs to a card already face up, and sealed envelopes stay sealed.
+The host referees: it keeps the match state, the current hand's `HandReplica` (the one
+judge every node runs), each seat's public key, and signs its own statements (hand starts,
+refusals, timeouts, voids, hand ends) with its identity key. It never holds a seed, a lock
+key it could use alone, or a hidden card.
 
-Sans-IO: `start_hand()`, `receive(seat, msg)`, `seat_lost(seat)`, `void_hand(reason)` and
-`resync(seat)` return a list of `Outgoing(to, msg)` — `to` a seat, or None for every seat —
-and change nothing else in the world. A refused message yields one `error` to its sender
-(a stable `table.*` code, the rule id for an illegal action) and leaves the table exactly as
-it was, except that a validly signed message proving a deviation is kept as an incident and
-voids the hand (fairdeal.md, "When something goes wrong"). An exact copy of a message the
-host already accepted in this hand (a peer re-sending after a reconnect) is a no-op: no
-answer at all, since an error would be taken for a refusal of the seat's next message.
+Everything that happens to a match is an **event** `{"e": kind, "t": ms, ...}` given to
+`apply`: `deal` (the next hand), `msg` (a seat's table message), `expire` (a clock ran
+out), `seat` (a new occupant from the next hand on), `resume` (the host restarted), `close`
+(sign-offs are overdue). `apply` returns a `Step`: what to send to whom, and — when the
+event changed the match — the event to append to the journal. The journal is exactly the
+list of those events; replaying it into a fresh `HostTable` rebuilds the same state, the
+same log, byte for byte (every host signature is deterministic), which is how a host killed
+at any moment resumes. The clock is an input: the table reads no time; `next_deadline()`
+says when it wants an `expire`, and the event carries the time.
 
-The hand runs: hand_start → commitments (held until all are in, then relayed) → shuffle
-passes → lock passes → play (key releases as the engine's `audience` names seats; actions
-checked by the engine, face-up proofs by the gate) → seed reveals → audit → hand_end →
-sign-offs → the transcript is handed to `on_transcript` → the next hand (or the match end).
+Connections are not events (`set_connected`): after a restart every seat is away until it
+comes back, and only what a dropped seat's absence caused (a `grace` timeout) is journaled.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
 from ..fairdeal import signing
-from ..fairdeal.audit import Verdict
-from ..fairdeal.deal import DealError, PublicDeal
-from ..fairdeal.local import PROTOCOL_ID, hand_id_for, make_hand_start
+from ..fairdeal.deal import DealError
+from ..fairdeal.local import NO_RESULT, make_hand_start
 from ..fairdeal.transcript import Transcript
 from ..games import get_game
-from ..games.base import ActionSyntaxError, HandResult, HandState, Match, RuleViolation
+from ..games.base import forfeit_result
 from . import messages as M
-from .audit import UNFAIR, audit_hand
-from .replica import build_hand, public_positions, void_result
+from .audit import HandAudit, audit_hand
+from .matchstate import MatchState
+from .outcome import HandOutcome
+from .replica import HandReplica, TableError
+from .rules import TableRules
 
 
 class Outgoing(NamedTuple):
@@ -47,406 +50,610 @@ class Outgoing(NamedTuple):
 
 @dataclass
 class HandRecord:
-    """What a finished hand left: its number, result, verdict and transcript."""
+    """What a finished hand left: its number, outcome and transcript."""
 
     hand_no: int
-    result: HandResult
-    verdict: Verdict
+    outcome: HandOutcome
     transcript: Transcript
+    standings: dict[str, Any]
+
+    @property
+    def result(self) -> Any:
+        return self.outcome.result
 
 
-class TableError(ValueError):
-    """A refusal: `code` is a table.* code, `rule` the rule id for an illegal action."""
+@dataclass
+class Step:
+    """What one event did: messages to send, the event to journal (None: nothing changed),
+    a finished hand's record, and whether the match is now over."""
 
-    def __init__(self, code: str, message: str, rule: str | None = None) -> None:
-        self.code = code
-        self.message = message
-        self.rule = rule
-        super().__init__(f"{code}: {message}")
+    out: list[Outgoing] = field(default_factory=list)
+    journal: dict[str, Any] | None = None
+    record: HandRecord | None = None
+    over: bool = False
+    lines: list[str] = field(default_factory=list)   # what the host says about it
+
+
+@dataclass
+class MatchConfig:
+    """What a match is, fixed when its seats fill: the first event of its journal."""
+
+    game: str
+    variant: str
+    n_seats: int
+    first_dealer: int
+    match_id: bytes
+    seat_keys: list[bytes]
+    names: list[str]
+    options: dict[str, Any] = field(default_factory=dict)
+    rules: TableRules = field(default_factory=TableRules)
+    hands: int | None = None
+    """Stop after this many hands (`host --hands`), or None: play to the target."""
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"game": self.game, "variant": self.variant, "n_seats": self.n_seats,
+                "first_dealer": self.first_dealer, "match_id": self.match_id,
+                "seat_keys": list(self.seat_keys), "names": list(self.names),
+                "options": dict(self.options), "rules": self.rules.to_wire(),
+                "hands": self.hands}
+
+    @classmethod
+    def from_wire(cls, d: Mapping[str, Any]) -> MatchConfig:
+        return cls(str(d["game"]), str(d["variant"]), int(d["n_seats"]),
+                   int(d["first_dealer"]), bytes(d["match_id"]),
+                   [bytes(k) for k in d["seat_keys"]], [str(n) for n in d["names"]],
+                   dict(d.get("options") or {}), TableRules.from_wire(d.get("rules") or {}),
+                   d.get("hands"))
 
 
 class HostTable:
-    """One table's referee. Stages: idle → commit → shuffle → lock → play → reveal →
-    signoff → (next hand) … → over."""
+    """One match's referee (see the module docstring). Stages: idle → hand → signoff →
+    between → hand … → over."""
 
-    def __init__(self, game: str, variant: str | None, n_seats: int,
-                 seat_keys: Sequence[bytes], *, first_dealer: int = 0,
-                 options: Mapping[str, Any] | None = None, match_id: bytes,
-                 auto_next: bool = True,
-                 on_transcript: Callable[[HandRecord], None] | None = None) -> None:
-        spec = get_game(game)
-        self.game = game
-        self.variant = variant or spec.default_variant
-        if self.variant not in spec.presets:
-            raise ValueError(f"unknown {game} variant {self.variant!r}; choose one of: "
-                             f"{', '.join(spec.presets)}")
-        if len(seat_keys) != n_seats:
-            raise ValueError(f"{n_seats} seats need {n_seats} identity keys")
-        if len(match_id) != 16:
+    def __init__(self, config: MatchConfig, host_key: Ed25519PrivateKey) -> None:
+        spec = get_game(config.game)
+        if config.variant not in spec.presets:
+            raise ValueError(f"unknown {config.game} variant {config.variant!r}; choose one "
+                             f"of: {', '.join(spec.presets)}")
+        if len(config.seat_keys) != config.n_seats or len(config.names) != config.n_seats:
+            raise ValueError(f"{config.n_seats} seats need {config.n_seats} keys and names")
+        if len(config.match_id) != 16:
             raise ValueError("match_id must be 16 bytes")
-        self.n_seats = n_seats
-        self.first_dealer = first_dealer
-        self.options: dict[str, Any] = dict(options or {})
-        self.match: Match = spec.new_match(spec.presets[self.variant], n_seats,
-                                           first_dealer=first_dealer, **self.options)
-        self.seat_keys = [bytes(k) for k in seat_keys]
-        self.match_id = bytes(match_id)
-        self.auto_next = auto_next
-        self.on_transcript = on_transcript
-        self.history: list[dict[str, Any]] = []
-        self.records: list[HandRecord] = []
+        self.config = config
+        self.host_key = host_key
+        self.host_public = signing.public_key_bytes(host_key)
+        self.rules = config.rules
+        self.n_seats = config.n_seats
+        self.seat_keys = list(config.seat_keys)
+        self.names = list(config.names)
+        self.state = MatchState(config.game, config.variant, config.n_seats,
+                                config.first_dealer, config.options, config.rules)
         self.hand_no = 0
+        self.hands_scored = 0
+        self.prev_result = NO_RESULT
         self.stage = "idle"
-        self.hand: HandState | None = None
-        self.deal: PublicDeal | None = None
-        self.relayed = 0                  # log entries already sent to the seats
-        self.lost: set[int] = set()
-        self.void_reason: str | None = None
-        self.hand_end: dict[str, Any] | None = None
+        self.replica: HandReplica | None = None
+        self.relayed = 0
+        self.audit: HandAudit | None = None
+        self.outcome: HandOutcome | None = None
+        self.state_after: MatchState | None = None
+        self.result_hash: bytes | None = None
+        self.full_audit = False
         self.sign_offs: dict[int, dict[str, Any]] = {}
-        self._last_audit: Any = None
+        self.disputes: dict[int, dict[str, Any]] = {}
+        self.hand_end: dict[str, Any] | None = None
+        self.end_reason: str | None = None
+        # clocks (inputs, not journaled beyond what they caused)
+        self.now = 0
+        self.connected = [False] * self.n_seats
+        self.away_since = [0] * self.n_seats
+        self.due_kind: list[str | None] = [None] * self.n_seats
+        self.due_since = [0] * self.n_seats
+        self.turn_seat: int | None = None
+        self.turn_since = 0
+        self.signoff_since = 0
+        self._clock_shown: tuple[Any, ...] | None = None
 
     # ------------------------------------------------------------------ public facts
     @property
     def match_over(self) -> bool:
-        return self.match.is_over
+        return self.stage == "over"
+
+    @property
+    def match_id(self) -> bytes:
+        return self.config.match_id
 
     def standings(self) -> dict[str, Any]:
-        return dict(self.match.standings())
+        return self.state.standings()
 
     @property
     def hand_id(self) -> bytes | None:
-        return self.deal.hand_id if self.deal is not None else None
+        return self.replica.hand_id if self.replica is not None else None
+
+    @property
+    def log(self) -> list[Mapping[str, Any]]:
+        return self.replica.deal.log if self.replica is not None else []
 
     def public_view(self) -> dict[str, Any] | None:
-        return self.hand.public_view() if self.hand is not None else None
+        return self.replica.hand.public_view() if self.replica is not None else None
 
-    # ------------------------------------------------------------------ hand lifecycle
-    def start_hand(self) -> list[Outgoing]:
-        """Deal a new hand: broadcast its `hand_start` (entry 0 of its log)."""
+    # ------------------------------------------------------------------ the fold
+    def apply(self, event: Mapping[str, Any]) -> Step:
+        """Apply one event (see the module docstring); never raises on a seat's input."""
+        kind = event.get("e")
+        t = int(event.get("t", self.now))
+        self.now = max(self.now, t)
+        if kind == "msg":
+            step = self._on_msg(int(event["seat"]), event["msg"], event)
+        elif kind == "deal":
+            step = self._deal()
+        elif kind == "expire":
+            step = self._expire(event)
+        elif kind == "seat":
+            step = self._replace(int(event["seat"]), bytes(event["key"]), str(event["name"]))
+        elif kind == "resume":
+            step = self._resume()
+        elif kind == "lost":
+            step = self._lost_between(int(event["seat"]), str(event.get("cause", "grace")))
+        elif kind == "close":
+            step = self._close() if self.stage == "signoff" else Step()
+            if step.record is not None:
+                step.journal = dict(event)
+        else:
+            raise ValueError(f"unknown event {kind!r}")
+        self._track_clocks()
+        step.out.extend(self._clock_notice())
+        return step
+
+    # ------------------------------------------------------------------ dealing
+    def can_deal(self) -> bool:
+        """A hand may be dealt now (the room also waits for every seat to be connected)."""
         if self.stage not in ("idle", "between"):
-            raise ValueError(f"a hand is in progress (stage {self.stage})")
-        if self.match.is_over:
-            raise ValueError("the match is over")
-        hand = self.match.new_hand()
+            return False
+        return not self.state.is_over and not self._hands_done()
+
+    def _hands_done(self) -> bool:
+        return self.config.hands is not None and self.hands_scored >= self.config.hands
+
+    def _deal(self) -> Step:
+        if not self.can_deal():
+            return Step()
+        hand = self.state.new_hand()
         hs = make_hand_start(
-            hand_id=hand_id_for(self.match_id, self.hand_no), n_seats=self.n_seats,
-            deck_id=hand.deck.kind.value, n_cards=len(hand.deck), seat_keys=self.seat_keys,
-            match_id=self.match_id, hand_no=self.hand_no, game=self.game, variant=self.variant,
-            dealer=hand.dealer, first_dealer=self.first_dealer, options=self.options,
-            history=self.history)
-        assert hs["protocol"] == PROTOCOL_ID
-        build_hand(hs)  # the replica every peer will build must be this one
-        self.hand = hand
-        self.deal = PublicDeal(hs, verify_signatures=True)
-        self.lost = set()
-        self.void_reason = None
-        self.hand_end = None
-        self.sign_offs = {}
+            self.host_key, n_seats=self.n_seats, deck_id=hand.deck.kind.value,
+            n_cards=len(hand.deck), seat_keys=self.seat_keys, match_id=self.match_id,
+            hand_no=self.hand_no, game=self.config.game, variant=self.config.variant,
+            dealer=hand.dealer, first_dealer=self.config.first_dealer,
+            options=self.config.options, names=self.names, state=self.state.snapshot(),
+            prev_result=self.prev_result, clock=self.rules.to_wire())
+        self.replica = HandReplica(hs, state=self.state)
+        self.stage = "hand"
         self.relayed = 1
-        self.stage = "commit"
-        return [Outgoing(None, hs)]
+        self.audit = self.outcome = self.state_after = None
+        self.result_hash = None
+        self.sign_offs = {}
+        self.disputes = {}
+        self.hand_end = None
+        self.due_kind = [None] * self.n_seats
+        self.turn_seat = None
+        return Step([Outgoing(None, hs)], {"e": "deal", "t": self.now},
+                     lines=[f"hand {self.hand_no + 1} dealt (dealer seat {hand.dealer})"])
 
-    def replace_seat(self, seat: int, public_key: bytes) -> None:
+    def _replace(self, seat: int, key: bytes, name: str) -> Step:
         """A new occupant (a bot, or the player on a new device) from the next hand on."""
-        if not 0 <= seat < self.n_seats or len(public_key) != 32:
+        if not 0 <= seat < self.n_seats or len(key) != 32:
             raise ValueError("bad seat or key")
-        self.seat_keys[seat] = bytes(public_key)
+        self.seat_keys[seat] = key
+        self.names[seat] = name
+        return Step(journal={"e": "seat", "t": self.now, "seat": seat, "key": key,
+                             "name": name})
 
-    def resync(self, seat: int) -> list[Outgoing]:
-        """Everything of the current hand a reconnected seat may have missed, in order."""
-        if self.deal is None:
-            return []
-        out = [Outgoing(seat, dict(e)) for e in self.deal.log[:self.relayed]]
-        if self.hand_end is not None:
-            out.append(Outgoing(seat, self.hand_end))
-        return out
+    def _lost_between(self, seat: int, cause: str) -> Step:
+        """A seat stayed away between hands past its grace and no bot may take it: its side
+        loses the match by abandonment (TABLE-6, TABLE-9)."""
+        if self.stage not in ("idle", "between") or self.state.is_over:
+            return Step()
+        sides = self.state.match.standings().get("sides") or \
+            [[s] for s in range(self.n_seats)]
+        result = forfeit_result([list(x) for x in sides], seat, cause, self.n_seats)
+        self.state.record(result)
+        self.stage = "over"
+        self.end_reason = "abandonment"
+        return Step(journal={"e": "lost", "t": self.now, "seat": seat, "cause": cause},
+                    over=True, lines=[f"seat {seat} ({self.names[seat]}) did not come back: "
+                                      "its side loses by abandonment [TABLE-6, TABLE-9]"])
 
-    # ------------------------------------------------------------------ incoming
-    def receive(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        """One table message from `seat` (already validated by the wire schema)."""
+    def _resume(self) -> Step:
+        """The host restarted: every seat is away until it comes back; clocks restart."""
+        self.connected = [False] * self.n_seats
+        self.away_since = [self.now] * self.n_seats
+        self.due_since = [self.now] * self.n_seats
+        self.turn_since = self.now
+        self.signoff_since = self.now
+        return Step(journal={"e": "resume", "t": self.now})
+
+    # ------------------------------------------------------------------ seat messages
+    def _on_msg(self, seat: int, msg: Mapping[str, Any], event: Mapping[str, Any]) -> Step:
         mtype = msg.get("type")
-        try:
-            if mtype == "resync":
-                return self.resync(seat)
-            if not 0 <= seat < self.n_seats:
-                raise TableError("table.wrong_seat", f"no seat {seat} at this table")
-            if mtype in M.SEAT_AUTHORED and self._already_accepted(seat, msg):
-                return []
-            if self.match.is_over and self.stage in ("over", "idle", "between"):
-                raise TableError("table.match_over", "the match is over")
-            if self.deal is None or self.stage in ("idle", "between", "over"):
-                raise TableError("table.no_hand", "no hand is in progress")
-            if mtype not in M.SEAT_AUTHORED:
-                raise TableError("table.wrong_phase", f"a seat does not send {mtype!r}")
-            handler = getattr(self, f"_on_{mtype}")
-            out: list[Outgoing] = handler(seat, msg)
-            return out
-        except TableError as exc:
-            return [Outgoing(seat, M.error(exc.code, exc.message, exc.rule))]
-        except DealError as exc:
-            if exc.voiding and self.stage in ("commit", "shuffle", "lock", "play"):
-                out = [Outgoing(seat, M.error(exc.code, exc.message))]
-                out += self.void_hand(exc.code.split(".")[-1], seat=exc.seat, detail=exc.message,
-                                      evidence={"code": exc.code, "msg": dict(msg)})
-                return out
-            return [Outgoing(seat, M.error(exc.code, exc.message))]
+        if mtype == "resync":
+            return Step(self.resync(seat))
+        if not 0 <= seat < self.n_seats:
+            return Step([Outgoing(seat, M.error("table.wrong_seat", f"no seat {seat}"))])
+        if mtype not in M.SEAT_AUTHORED:
+            return Step([Outgoing(seat, M.error("table.wrong_phase",
+                                                f"a seat does not send {mtype!r}"))])
+        replica = self.replica
+        if replica is None or self.stage in ("idle", "between", "over"):
+            code = "table.match_over" if self.stage == "over" else "table.no_hand"
+            return Step([Outgoing(seat, M.error(code, "the match is over" if
+                                                self.stage == "over" else
+                                                "no hand is in progress"))])
+        if self._already_accepted(seat, msg):
+            return Step()
+        if mtype == "sign_off":
+            return self._on_sign_off(seat, msg, event)
+        if self.stage != "hand":
+            return self._refuse_unlogged(seat, msg, "table.wrong_phase",
+                                         "the hand's log is closed: only sign-offs now")
+        index, exc, entry = replica.receive(seat, msg, self.host_key)
+        step = Step(journal=dict(event))
+        if exc is not None:
+            assert entry is not None
+            if not entry["logged"]:
+                return Step([Outgoing(seat, entry)], lines=[
+                    f"refused seat {seat}'s {mtype}: {exc.code} ({exc.message})"])
+            step.lines.append(f"refused seat {seat}'s {mtype}: {exc.code} ({exc.message})")
+        self._after_log_change(step)
+        return step
+
+    def _refuse_unlogged(self, seat: int, msg: Mapping[str, Any], code: str,
+                         message: str) -> Step:
+        assert self.replica is not None
+        entry = self.replica.deal.host_statement(self.host_key, "refusal", seat=seat,
+                                                 code=code, message=message, rule=None,
+                                                 msg=dict(msg), logged=False)
+        return Step([Outgoing(seat, entry)])
 
     def _already_accepted(self, seat: int, msg: Mapping[str, Any]) -> bool:
-        """`msg` is an exact copy (same entry hash) of a message `seat` already had accepted
-        in the current hand — in the log, held (a commitment), or a sign-off."""
-        deal = self.deal
-        if deal is None or msg.get("hand_id") != deal.hand_id or msg.get("seat") != seat:
+        """`msg` is an exact copy of a statement `seat` already made in this hand (in the
+        log, held, refused in the log, or a sign-off): a peer re-sending after a reconnect.
+        No answer at all: the first copy's answer is in the log it resyncs."""
+        replica = self.replica
+        if replica is None or msg.get("hand_id") != replica.hand_id or msg.get("seat") != seat:
             return False
         if msg.get("type") == "sign_off":
-            kept = self.sign_offs.get(seat)
+            kept = self.sign_offs.get(seat) or self.disputes.get(seat)
             return kept is not None and signing.entry_hash(kept) == signing.entry_hash(msg)
         seq = msg.get("seq")
-        if not isinstance(seq, int) or not 0 <= seq < deal.chains[seat].next_seq:
-            return False    # the cheap test first: only an old seq can be a copy
-        for entry in reversed(deal.log):
-            if entry.get("type") in M.SEAT_AUTHORED and entry.get("seat") == seat \
-                    and entry.get("seq") == seq:
-                return signing.entry_hash(entry) == signing.entry_hash(msg)
+        if not isinstance(seq, int) or not 0 <= seq < replica.deal.chains[seat].next_seq:
+            return False
+        h = signing.entry_hash(msg)
+        deal = replica.deal
+        for i in range(len(deal.log) - 1, 0, -1):
+            e = deal.log[i]
+            inner = e.get("msg") if e.get("type") == "refusal" else e
+            if isinstance(inner, Mapping) and inner.get("seat") == seat \
+                    and inner.get("seq") == seq:
+                return (deal.hashes[i] if inner is e else signing.entry_hash(inner)) == h
         return False
 
-    def _accept(self, seat: int, msg: Mapping[str, Any], relay: bool = True) -> list[Outgoing]:
-        assert self.deal is not None and self.hand is not None
-        self.deal.check(msg, seat, self.hand.audience)
-        self.deal.apply(dict(msg))
-        if relay:
-            return self._relay_pending()
-        return []
+    def _after_log_change(self, step: Step) -> None:
+        """After the log grew: void on a failed public reveal, relay what may be relayed,
+        and close the hand's log once every seed it needs is in."""
+        replica = self.replica
+        assert replica is not None
+        if replica.bad_public and replica.stop is None:
+            entry = replica.deal.host_statement(
+                self.host_key, "hand_void", reason="bad_reveal", seat=None,
+                detail=f"public positions {replica.bad_public[:6]} decode to no card of "
+                       "this deck (a wrong key or pass: the audit names it)")
+            replica.apply_host(entry)
+            step.lines.append("hand void: a public card failed to decode")
+        step.out.extend(self._relay_pending())
+        if self._log_complete():
+            self._finish(step)
 
     def _relay_pending(self) -> list[Outgoing]:
-        assert self.deal is not None
-        out = [Outgoing(None, dict(e)) for e in self.deal.log[self.relayed:]]
-        self.relayed = len(self.deal.log)
-        return out
-
-    def _on_commit(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        assert self.deal is not None
-        self._accept(seat, msg, relay=False)
-        if self.deal.phase == "commit":
-            return []                      # hold them until every seat has committed
-        self.stage = "shuffle"
-        return self._relay_pending()
-
-    def _on_shuffle(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        out = self._accept(seat, msg)
-        assert self.deal is not None
-        self.stage = self.deal.phase if self.deal.phase != "deal" else "play"
-        return out
-
-    _on_lock = _on_shuffle
-
-    def _on_release(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        if self.stage != "play":
-            raise TableError("table.wrong_phase", f"keys are released in play, not {self.stage}")
-        out = self._accept(seat, msg)
-        return out + self._reveal_public()
-
-    def _on_sealed(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        if self.stage != "play":
-            raise TableError("table.wrong_phase", f"envelopes travel in play, not {self.stage}")
-        return self._accept(seat, msg)
-
-    def _reveal_public(self) -> list[Outgoing]:
-        """Decode every public position whose keys are all out; a point that is no card
-        voids the hand (the audit will say whose key or pass was wrong)."""
-        assert self.deal is not None and self.hand is not None
-        todo = [p for p in public_positions(self.hand) if p not in self.deal.public_cards
-                and not self.deal.missing_keys(p)]
-        if not todo:
+        """Log entries not yet sent to the seats (commitments are held until all are in, so
+        no seat commits knowing another's commitment)."""
+        replica = self.replica
+        assert replica is not None
+        if replica.deal.phase == "commit" and replica.stop is None:
             return []
-        found = self.deal.decode_public(todo)
-        bad = sorted(p for p, c in found.items() if c is None)
-        for pos, card in found.items():
-            if card is None:
-                continue
-            try:
-                self.hand.learn(pos, card)
-            except ValueError:
-                bad.append(pos)
-                continue
-            self.deal.learn_public(pos, card)
-        if bad:
-            return self.void_hand("bad_reveal", detail=f"public positions {bad} decode to no "
-                                  "card of this deck (a wrong key or pass)")
-        return []
-
-    def _pending_public(self) -> list[int]:
-        assert self.deal is not None and self.hand is not None
-        return [p for p in public_positions(self.hand) if p not in self.deal.public_cards]
-
-    def _on_action(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        deal, hand = self.deal, self.hand
-        assert deal is not None and hand is not None
-        deal.check_chain(msg, seat)
-        if self.stage != "play" or deal.phase != "deal":
-            raise TableError("table.wrong_phase", f"no actions during {self.stage}")
-        if hand.to_move != seat:
-            raise TableError("table.not_your_turn",
-                             f"it is seat {hand.to_move}'s turn" if hand.to_move is not None
-                             else "the hand is over")
-        waiting = self._pending_public()
-        if waiting:
-            raise TableError("table.wrong_phase",
-                             f"public positions {waiting[:5]} are still being revealed")
-        try:
-            action = hand.action_from_wire(msg.get("action") or {})
-        except ActionSyntaxError as exc:
-            raise TableError("table.bad_action", str(exc)) from None
-        hidden = [(p, c) for p, c in action.shown() if p not in deal.public_cards]
-        claimed = list(zip(msg.get("positions") or [], msg.get("cards") or []))
-        if claimed != [(p, c) for p, c in hidden] or \
-                len(msg.get("keys") or []) != len(claimed):
-            raise TableError("table.bad_action",
-                             "the proofs must name exactly the hidden cards the action shows, "
-                             f"in order: {hidden}")
-        for pos, _ in hidden:
-            if seat not in hand.audience(pos):
-                raise TableError("table.unknown_position",
-                                 f"position {pos} is not in seat {seat}'s hand")
-        trial = hand.copy()
-        try:
-            trial.apply(seat, action)
-        except RuleViolation as exc:
-            raise TableError("table.illegal_action", exc.message, exc.rule_id) from None
-        except (ValueError, LookupError) as exc:
-            raise TableError("table.bad_action", str(exc)) from None
-        if claimed:
-            deal.check_proofs(seat, msg["positions"], msg["cards"], msg["keys"])
-        deal.apply(dict(msg))
-        self.hand = trial
-        out = self._relay_pending()
-        if trial.is_over:
-            deal.begin_reveal()
-            self.stage = "reveal"
-        else:
-            out += self._reveal_public()
+        log = replica.deal.log
+        out = [Outgoing(None, dict(e)) for e in log[self.relayed:]]
+        self.relayed = len(log)
         return out
 
-    def _on_alarm(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        out = self._accept(seat, msg)
-        return out + self.void_hand("alarm", seat=seat,
-                                    detail=f"seat {seat}: {msg.get('what')} — {msg.get('detail')}")
+    def _log_complete(self) -> bool:
+        """Play is over and every seed the hand needs is in (a seat put out of the hand by
+        a timeout owes none)."""
+        replica = self.replica
+        if replica is None or self.stage != "hand" or replica.deal.phase != "reveal":
+            return False
+        return all(replica.due(s) != "reveal" or s in replica.lost
+                   for s in range(self.n_seats))
 
-    def _on_reveal(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        if self.stage != "reveal":
-            raise TableError("table.wrong_phase", "seeds are revealed when the hand is over")
-        out = self._accept(seat, msg)
-        return out + self._maybe_finish()
+    # ------------------------------------------------------------------ timeouts
+    def set_connected(self, seat: int, connected: bool, t: int) -> list[Outgoing]:
+        """A seat's connection came or went (not an event: see the module docstring)."""
+        self.now = max(self.now, t)
+        if self.connected[seat] != connected:
+            self.connected[seat] = connected
+            if not connected:
+                self.away_since[seat] = self.now
+            else:
+                self.due_since[seat] = self.now
+        return self._clock_notice()
 
-    def _on_sign_off(self, seat: int, msg: Mapping[str, Any]) -> list[Outgoing]:
-        deal = self.deal
-        assert deal is not None
-        if self.stage != "signoff":
-            raise TableError("table.wrong_phase", "sign-offs come after hand_end")
-        if seat in self.sign_offs:
-            raise TableError("table.replayed_seq", f"seat {seat} has already signed off")
-        deal.check_chain(msg, seat)
-        if not isinstance(msg.get("transcript_hash"), bytes):
-            raise TableError("table.bad_message", "transcript_hash must be bytes")
-        self.sign_offs[seat] = dict(msg)   # kept even if it disputes: it is evidence
-        out: list[Outgoing] = []
-        if msg["transcript_hash"] != deal.head:
-            out.append(Outgoing(seat, M.error("table.bad_transcript_hash",
-                                              "your transcript hash differs from the host's")))
-        return out + self._maybe_close()
-
-    # ------------------------------------------------------------------ endings
-    def seat_lost(self, seat: int) -> list[Outgoing]:
-        """The net layer gave up on a seat (its grace period expired): void the hand if it is
-        still being dealt or played, or stop waiting for its reveal / sign-off."""
-        if not 0 <= seat < self.n_seats:
-            raise ValueError(f"no seat {seat}")
-        self.lost.add(seat)
-        if self.stage in ("commit", "shuffle", "lock", "play"):
-            return self.void_hand("seat_lost", seat=seat,
-                                  detail=f"seat {seat} was lost past its grace period")
-        if self.stage == "reveal":
-            return self._maybe_finish()
+    def next_deadline(self) -> tuple[int, int, str] | None:
+        """(when, seat, kind) of the first clock to run out, or None: the net layer calls
+        `apply({"e": "expire", "t": when})` then."""
         if self.stage == "signoff":
-            return self._maybe_close()
-        return []
+            waiting = [s for s in range(self.n_seats) if s not in self.sign_offs
+                       and s not in self.disputes]
+            if not waiting:
+                return None
+            return (self.signoff_since + self.rules.step_ms, waiting[0], "signoff")
+        if self.stage != "hand" or self.replica is None:
+            return None
+        best: tuple[int, int, str] | None = None
+        for seat in range(self.n_seats):
+            d = self._deadline_of(seat)
+            if d is not None and (best is None or d < best):
+                best = d
+        return best
 
-    def void_hand(self, reason: str, seat: int | None = None, ref: int | None = None,
-                  detail: str = "", evidence: Mapping[str, Any] | None = None
-                  ) -> list[Outgoing]:
-        """Stop the hand: every seat reveals its seed, the audit names who deviated, the hand
-        scores zero and the match goes on."""
-        deal = self.deal
-        if deal is None or self.stage not in ("commit", "shuffle", "lock", "play"):
-            return []
-        self.void_reason = reason
-        entry = {"type": "hand_void", "hand_id": deal.hand_id, "reason": reason, "seat": seat,
-                 "ref": ref, "detail": detail, "evidence": dict(evidence) if evidence else None}
-        deal.append_host_entry(entry)
-        deal.begin_reveal()
-        self.stage = "reveal"
-        return self._relay_pending() + self._maybe_finish()
+    def _deadline_of(self, seat: int) -> tuple[int, int, str] | None:
+        replica = self.replica
+        assert replica is not None
+        owed = self.due_kind[seat]
+        if owed is None or seat in replica.lost:
+            return None
+        rules = self.rules
+        if not self.connected[seat]:
+            return (max(self.away_since[seat], self.due_since[seat]) + rules.grace_ms, seat,
+                    "grace")
+        if owed == "move" and not replica.bot_plays(seat):
+            options = []
+            if rules.turn_ms is not None:
+                options.append((self.turn_since + rules.turn_ms, seat, "turn"))
+            if rules.match_ms is not None:
+                left = rules.match_ms - self.state.clock_used[seat]
+                options.append((self.turn_since + max(0, left), seat, "match_clock"))
+            return min(options) if options else None
+        return (self.due_since[seat] + rules.step_ms, seat, "step")
 
-    def _expected_reveals(self) -> set[int]:
-        assert self.deal is not None
-        return {s for s in self.deal.commitments if s not in self.lost}
-
-    def _maybe_finish(self) -> list[Outgoing]:
-        deal = self.deal
-        assert deal is not None
-        have = set(deal.seeds) | set(deal.bad_reveals)
-        if not self._expected_reveals() <= have:
-            return []
-        return self._finish()
-
-    def _finish(self) -> list[Outgoing]:
-        """Every expected seed is in: audit, score, close with hand_end."""
-        deal, hand = self.deal, self.hand
-        assert deal is not None and hand is not None
-        report = audit_hand(deal.log)
-        self._last_audit = report
-        verdict = report.verdict
-        if self.void_reason is None and verdict.fair and report.result is not None \
-                and verdict.deal is not None:
-            for pos, card in enumerate(verdict.deal):
-                if hand.card_at(pos) is None:
-                    hand.learn(pos, card)
-            result = hand.result()
+    def _expire(self, event: Mapping[str, Any]) -> Step:
+        """A clock ran out: the seat's timeout statement (journaled as `seat`/`kind`, so a
+        replay does exactly this whatever the clocks say then)."""
+        if "seat" in event:
+            seat, kind = int(event["seat"]), str(event["kind"])
         else:
-            result = void_result(self.match, self.void_reason or UNFAIR)
-        self.match.record(result)
-        self.history.append(result.to_wire())
-        self._result = result
-        self._verdict = verdict
-        deal.close()
-        self.stage = "signoff"
-        self.hand_end = {"type": "hand_end", "hand_id": deal.hand_id, "result": result.to_wire(),
-                         "verdict": verdict.to_wire(), "transcript_hash": deal.head,
-                         "standings": dict(self.match.standings()),
-                         "match_over": self.match.is_over}
-        return [Outgoing(None, self.hand_end)] + self._maybe_close()
+            due = self.next_deadline()
+            if due is None or due[0] > self.now:
+                return Step()
+            _, seat, kind = due
+        if kind == "signoff":
+            if self.stage != "signoff":
+                return Step()
+            step = self._close()
+            step.journal = {"e": "expire", "t": self.now, "seat": seat, "kind": kind}
+            return step
+        replica = self.replica
+        if replica is None or self.stage != "hand":
+            return Step()
+        count = replica.timeouts[seat] + (1 if kind == "turn" else 0)
+        owed = replica.due(seat)
+        entry = replica.deal.host_statement(
+            self.host_key, "timeout", seat=seat, kind=kind, count=count,
+            detail=f"seat {seat} ({self.names[seat]}) owed {owed or 'nothing'}: its {kind} "
+                   "time ran out")
+        try:
+            replica.check_host(entry)       # never state a timeout the log does not support
+        except TableError:
+            return Step()
+        if kind == "turn" and self.rules.match_ms is not None:
+            self.state.clock_used[seat] += max(0, self.now - self.turn_since)
+        replica.apply_host(entry)
+        step = Step(journal={"e": "expire", "t": self.now, "seat": seat, "kind": kind},
+                    lines=[f"timeout: seat {seat} ({self.names[seat]}), {kind}"
+                           + (f" #{count}" if kind == "turn" else "")])
+        self._after_log_change(step)
+        return step
 
-    def _maybe_close(self) -> list[Outgoing]:
-        deal = self.deal
-        assert deal is not None
-        waiting = {s for s in range(self.n_seats) if s not in self.lost} - set(self.sign_offs)
-        if self.stage != "signoff" or waiting:
+    def _track_clocks(self) -> None:
+        """Note when each seat's debt began (the clocks run from there)."""
+        replica = self.replica
+        if replica is None or self.stage != "hand":
+            return
+        for seat in range(self.n_seats):
+            owed = replica.due(seat)
+            if owed != self.due_kind[seat]:
+                self.due_kind[seat] = owed
+                self.due_since[seat] = self.now
+        mover = replica.hand.to_move if replica.stage == "play" else None
+        if mover != self.turn_seat:
+            if self.turn_seat is not None and self.rules.match_ms is not None \
+                    and not replica.bot_plays(self.turn_seat):
+                self.state.clock_used[self.turn_seat] += max(0, self.now - self.turn_since)
+            self.turn_seat = mover
+            self.turn_since = self.now
+
+    def _clock_notice(self) -> list[Outgoing]:
+        """A `clock` message when the running clock changes (display only)."""
+        due = self.next_deadline() if self.stage == "hand" else None
+        seat, kind, ms = (None, "none", None) if due is None else \
+            (due[1], due[2], max(0, due[0] - self.now))
+        shown = (seat, kind, due[0] if due else None)
+        if shown == self._clock_shown:
             return []
-        assert self.hand_end is not None
-        transcript = Transcript([dict(e) for e in deal.log], dict(self.hand_end),
-                                [self.sign_offs[s] for s in sorted(self.sign_offs)])
-        record = HandRecord(self.hand_no, self._result, self._verdict, transcript)
-        self.records.append(record)
+        self._clock_shown = shown
+        match_ms = [] if self.rules.match_ms is None else \
+            [max(0, self.rules.match_ms - u) for u in self.state.clock_used]
+        warn = min(20_000, (self.rules.turn_ms or 100_000) // 4)
+        return [Outgoing(None, {"type": "clock", "seat": seat, "kind": kind, "ms": ms,
+                                "match_ms": match_ms, "warn_ms": warn})]
+
+    # ------------------------------------------------------------------ closing a hand
+    def _finish(self, step: Step) -> None:
+        """Every seed is in: the quick audit (the full one if anything is amiss), the
+        outcome; the seats audit too and sign it off."""
+        replica = self.replica
+        assert replica is not None
+        report = audit_hand(replica.deal.log, self.state, passes=False)
+        full = bool(report.verdict.faults) or report.outcome is None \
+            or report.outcome.kind != "scored"
+        if full:
+            report = audit_hand(replica.deal.log, self.state, passes=True)
+        self._settle(report, full)
+        self.stage = "signoff"
+        self.signoff_since = self.now
+        assert self.outcome is not None
+        step.lines.append(f"hand {self.hand_no + 1}: {self.outcome.describe()}")
+
+    def _settle(self, report: HandAudit, full: bool) -> None:
+        assert self.replica is not None
+        self.audit = report
+        self.full_audit = full
+        self.outcome = report.outcome
+        self.state_after = report.state_after
+        if self.state_after is not None:
+            self.state_after.clock_used = list(self.state.clock_used)
+        self.result_hash = report.result_hash(self.replica.deal.head)
+
+    def _on_sign_off(self, seat: int, msg: Mapping[str, Any], event: Mapping[str, Any]
+                     ) -> Step:
+        replica = self.replica
+        assert replica is not None
+        if self.stage != "signoff":
+            return self._refuse_unlogged(seat, msg, "table.wrong_phase",
+                                         "sign-offs come once every seed is in")
+        if seat in self.sign_offs or seat in self.disputes:
+            return self._refuse_unlogged(seat, msg, "table.replayed_seq",
+                                         f"seat {seat} has already signed off")
+        try:
+            replica.deal.check_chain(msg, seat)
+        except DealError as exc:
+            return self._refuse_unlogged(seat, msg, exc.code, exc.message)
+        step = Step(journal=dict(event))
+        self.disputes[seat] = dict(msg)
+        if msg.get("result_hash") != self.result_hash and not self.full_audit:
+            # a seat disagrees with the quick audit: settle it with the full one
+            self._settle(audit_hand(replica.deal.log, self.state, passes=True), True)
+        for s, so in list(self.sign_offs.items()) + list(self.disputes.items()):
+            self.sign_offs.pop(s, None)
+            self.disputes.pop(s, None)
+            agrees = so.get("transcript_hash") == replica.deal.head \
+                and so.get("result_hash") == self.result_hash
+            (self.sign_offs if agrees else self.disputes)[s] = so
+        if seat in self.disputes:
+            step.lines.append(f"seat {seat} signed another result of hand {self.hand_no + 1}")
+        if len(self.sign_offs) + len(self.disputes) == self.n_seats:
+            self._close_into(step)
+        return step
+
+    def _close(self) -> Step:
+        step = Step()
+        self._close_into(step)
+        return step
+
+    def _close_into(self, step: Step) -> None:
+        """Close the hand: the signed hand_end, the record, the next stage."""
+        replica, outcome, after = self.replica, self.outcome, self.state_after
+        assert replica is not None and outcome is not None and after is not None
+        assert self.result_hash is not None
+        report = self.audit
+        assert report is not None
+        self.hand_end = signing.sign(self.host_key, {
+            "type": "hand_end", "hand_id": replica.hand_id,
+            "transcript_hash": replica.deal.head, "result_hash": self.result_hash,
+            "result": outcome.result.to_wire(), "outcome": outcome.to_wire(),
+            "verdict": report.verdict.to_wire(), "state": after.snapshot(),
+            "match_over": after.is_over})
+        sign_offs = [self.sign_offs.get(s) or self.disputes[s] for s in range(self.n_seats)
+                     if s in self.sign_offs or s in self.disputes]
+        transcript = Transcript([dict(e) for e in replica.deal.log], dict(self.hand_end),
+                                sign_offs)
+        self.state = after
+        self.prev_result = self.result_hash
+        if outcome.kind != "void":
+            self.hands_scored += 1
+        record = HandRecord(self.hand_no, outcome, transcript, self.state.standings())
         self.hand_no += 1
-        self.stage = "over" if self.match.is_over else "between"
-        if self.on_transcript is not None:
-            self.on_transcript(record)
-        if self.stage == "between" and self.auto_next:
-            return self.start_hand()
-        return []
+        step.out.append(Outgoing(None, dict(self.hand_end)))
+        step.record = record
+        if self.state.is_over or self._hands_done():
+            self.stage = "over"
+            step.over = True
+            self.end_reason = self._end_reason(outcome)
+        else:
+            self.stage = "between"
+
+    def _end_reason(self, outcome: HandOutcome) -> str:
+        """Why the match ended (result.json): target, hands, timeout, abandonment, forfeit,
+        unplayable, host_fault."""
+        if self.state.end is not None:
+            return str(self.state.end.get("reason"))
+        if outcome.kind == "forfeit":
+            return "forfeit"
+        if outcome.kind == "abandon":
+            return "timeout" if outcome.cause in ("timeout", "match_clock") else "abandonment"
+        if self.state.match.is_over:
+            return "target"
+        return "hands"
+
+    # ------------------------------------------------------------------ checkpoints
+    def checkpoint(self) -> dict[str, Any]:
+        """The whole table between hands, constant size (a journal record)."""
+        if self.stage not in ("idle", "between", "over"):
+            raise ValueError("a checkpoint is taken between hands")
+        return {"e": "checkpoint", "t": self.now, "state": self.state.snapshot(),
+                "hand_no": self.hand_no, "hands_scored": self.hands_scored,
+                "prev_result": self.prev_result, "seat_keys": list(self.seat_keys),
+                "names": list(self.names), "stage": self.stage,
+                "end_reason": self.end_reason}
+
+    def restore(self, cp: Mapping[str, Any]) -> None:
+        """Take over a checkpoint (a fresh table only)."""
+        c = self.config
+        self.state = MatchState(c.game, c.variant, c.n_seats, c.first_dealer, c.options,
+                                c.rules, cp["state"])
+        self.hand_no = int(cp["hand_no"])
+        self.hands_scored = int(cp["hands_scored"])
+        self.prev_result = bytes(cp["prev_result"])
+        self.seat_keys = [bytes(k) for k in cp["seat_keys"]]
+        self.names = [str(n) for n in cp["names"]]
+        self.stage = str(cp["stage"])
+        self.end_reason = cp.get("end_reason")
+        self.now = int(cp.get("t", 0))
+        self.replica = None
+
+    # ------------------------------------------------------------------ resync
+    def resync(self, seat: int) -> list[Outgoing]:
+        """Everything of the current hand a reconnected seat may have missed, in order."""
+        if self.replica is None:
+            return []
+        out = [Outgoing(seat, dict(e)) for e in self.replica.deal.log[:self.relayed]]
+        if self.hand_end is not None:
+            out.append(Outgoing(seat, dict(self.hand_end)))
+        return out
 
 
 def transcript_name(hand_no: int) -> str:
     """File name of a hand's transcript (hand_no from 0): what `p2p-burraco verify` reads,
     the same in a host's data dir and a `selfplay --fair --record` directory."""
     return f"hand-{hand_no + 1:03d}.p2pb"
+
+
+def replay(config: MatchConfig, host_key: Ed25519PrivateKey,
+           events: Sequence[Mapping[str, Any]],
+           checkpoint: Mapping[str, Any] | None = None) -> HostTable:
+    """A HostTable rebuilt from its journal (what a restarted host does): from the last
+    checkpoint if there is one, then every event after it."""
+    table = HostTable(config, host_key)
+    if checkpoint is not None:
+        table.restore(checkpoint)
+    for event in events:
+        table.apply(event)
+    return table

@@ -1,37 +1,40 @@
-"""`SeatClient`: one seat's peer logic, sans-IO.
+"""`SeatClient`: one seat's peer logic, sans-IO — a peer that trusts nothing it can check.
 
-It holds this seat's secrets — the seed of each hand (from an injected source, written out
-by an optional hook BEFORE the commitment leaves) and the Ed25519 identity key — its replica
-of the hand (its own cards become known as keys arrive), and the SeatController that decides
-its moves (a bot at once, the console whenever the person has decided).
+It holds this seat's secrets (the seed of each hand and its Ed25519 identity key), its own
+`HandReplica` of the hand (the same judge the host runs), its own `MatchState` (a fold of the
+outcomes it computed itself), a `SeatStore` for what must outlive the process, and the
+`SeatController` that decides its moves (a bot at once, the console whenever the person has
+decided).
+
+What it checks, and when:
+- a `hand_start`: signed by the host it connected to, naming this identity at this seat, a
+  hand id derived from the match, the hand number and every key, a hand number above every
+  hand it closed, and — when it played the hand before — the result it signed and the match
+  state it computed. A seed is drawn once per hand id, written before the commitment leaves,
+  marked spent before it is revealed, and never used for another hand_start;
+- every relayed statement, signature included, against its replica (`HandReplica.check`);
+  every host statement (`check_host`): a refusal of a sound statement, a timeout of a seat
+  that owed nothing, a void without cause are caught on arrival — the seat raises an alarm
+  naming the host's entry and keeps the evidence;
+- its own statements before it signs them (`before_sign`), so an honest seat's statement can
+  only be refused falsely — and a refused move is never followed by another card: the seat
+  disputes the refusal instead;
+- at the end, the whole audit; it signs off the result IT computed.
+
+A seat never signs two statements for one seq: every statement is saved before it is sent
+(`SeatStore.save_statement` refuses a second one), and after a crash the saved one is sent
+again. When the host proves itself a liar the seat stops playing the match (`halted`) and
+says why; the controller is told with an `error` event.
 
 `receive(msg)` takes one message from the host and returns the messages to send back;
-controller submissions that arrive later land in `outbox` (`take_outbox()`), and
-`on_outbox` is called so the network layer knows to drain it.
-
-Everything the seat sends follows from the log it has seen: what is due is recomputed from
-the replica after every message (a commitment, its pass, the keys the public state entitles
-others to, its seed at the end), so a restarted peer fed the same log — with the same seed —
-sends only what is still missing. At most one signed message is in flight: the next one is
-signed once the host has relayed the previous back (or refused it), so a refusal can
-never break the seat's chain.
-
-Reconnecting (the same SeatClient object across a dropped connection): feed the host's
-answer to `resync` through `receive_all` — entries already seen are skipped — then re-send
-`unacknowledged()` if it is not None: it was lost with the old connection, or the host holds
-it (a commitment waits for the others). The host takes an exact copy of an entry it already
-accepted as a no-op, so the re-send is safe either way.
-
-Events for the controller besides the SeatController calls: `progress` while the opening
-deal runs (commitments, shuffle passes, lock passes, this seat's cards unlocking),
-`standings` at hand start (rebuilt from `hand_start.history`) and just before `hand_ended`,
-`action` after every applied action of any seat, and `error` / `void` lines.
+controller decisions that arrive later land in `outbox` (`take_outbox()`), and `on_outbox`
+is called so the network layer drains it. Reconnecting: feed the resync answer through
+`receive_all`, then re-send `unacknowledged()` if it is not None.
 """
 
 from __future__ import annotations
 
 import os
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -39,21 +42,24 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..controller import SeatController
 from ..fairdeal import signing
-from ..fairdeal.audit import Fault, Verdict
+from ..fairdeal.deal import HOST_TYPES, DealError
 from ..fairdeal.group import BadPoint
-from ..fairdeal.local import PROTOCOL_ID
+from ..fairdeal.local import NO_RESULT, PROTOCOL_ID, hand_id_for
 from ..fairdeal.seat import SeatDealer
+from ..fairdeal.transcript import Transcript
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, RuleViolation
 from . import messages as M
-from .audit import audit_hand
-from .replica import ReplicaError, build_hand, build_match, result_from_wire, void_result
+from .audit import HandAudit, audit_hand
+from .matchstate import MatchState, MatchStateError
+from .replica import HandReplica, ReplicaError, TableError
+from .store import MemorySeatStore, SeatStore, StoreError
 
 DEAL_PHASES = ("commit", "shuffle", "lock", "deal")
 
 SeedSource = Callable[[bytes, int], bytes]
 """(hand_id, seat) → a fresh 32-byte seed (os.urandom in real play)."""
-SeedSink = Callable[[bytes, int, bytes], None]
-"""(hand_id, seat, seed): persist the seed before the commitment is sent."""
+Fallback = Callable[[HandState, int], Action]
+"""(hand, seat) → a move a bot makes for the seat (TABLE-3: after a timeout)."""
 
 
 def random_seed(hand_id: bytes, seat: int) -> bytes:
@@ -64,56 +70,63 @@ class SeatClient:
     """The peer logic of one seat (see the module docstring)."""
 
     def __init__(self, seat: int, identity: Ed25519PrivateKey, controller: SeatController, *,
-                 seed_source: SeedSource = random_seed, persist_seed: SeedSink | None = None,
-                 audit: bool = True, max_rejections: int = 50,
-                 on_outbox: Callable[[], None] | None = None) -> None:
+                 seed_source: SeedSource = random_seed, store: SeatStore | None = None,
+                 host_key: bytes | None = None, fallback: Fallback | None = None,
+                 audit: bool = True, on_outbox: Callable[[], None] | None = None) -> None:
         self.seat = seat
         self._identity = identity
         self.public_key = signing.public_key_bytes(identity)
         self.controller = controller
         self._seed_source = seed_source
-        self._persist_seed = persist_seed
+        self.store: SeatStore = store if store is not None else MemorySeatStore()
+        self.host_key = host_key
+        """The host's identity key from the handshake (every hand_start must name it)."""
+        self.fallback = fallback
         self.audit = audit
-        self.max_rejections = max_rejections
         self.on_outbox = on_outbox
         self.outbox: list[dict[str, Any]] = []
         self.hand_start: dict[str, Any] | None = None
-        self.hand: HandState | None = None
+        self.replica: HandReplica | None = None
         self._dealer: SeatDealer | None = None
-        self.results: list[tuple[HandResult, Verdict]] = []
+        self.match: MatchState | None = None
+        self.match_id: bytes | None = None
+        self.results: list[tuple[HandResult, str]] = []
         self.standings: dict[str, Any] | None = None
         self.match_over = False
-        self._reset_hand()
+        self.halted: str | None = None
+        self.evidence: list[dict[str, Any]] = []
+        self.clock: dict[str, Any] | None = None
+        self._abandon_wanted: str | None = None
         self._pumping = False
+        self._reset_hand()
 
     def _reset_hand(self) -> None:
-        # messages sent and not yet answered, oldest first: [entry hash, message, stale]. The
-        # host answers each in order — relayed back if accepted, an error if refused — so
-        # an error always belongs to the oldest one. Stale: sent before a hand_void, moot.
-        self._unresolved: deque[list[Any]] = deque()
+        self._inflight: dict[str, Any] | None = None   # the statement awaiting its answer
         self._seen: set[bytes] = set()
         self._asked = False
         self._turn_token = 0
         self._pending: Action | None = None
         self._alarm: tuple[str, list[int], int | None, str] | None = None
         self._alarmed = False
-        self._hand_end: dict[str, Any] | None = None
+        self._report: HandAudit | None = None
+        self._result_hash: bytes | None = None
         self._signed_off = False
-        self.verdict: Verdict | None = None
-        self._aud_cache: tuple[int, list[frozenset[int]]] | None = None
-        # the opening deal's progress: positions this seat is dealt or shown, last `done` told
+        self._closing: HandAudit | None = None
+        self._hand_end: dict[str, Any] | None = None
         self._deal_positions: list[int] = []
         self._progress_done: int | None = None
         self._progress_over = False
 
-    def _audience(self) -> list[frozenset[int]]:
-        """audience(pos) for every position, recomputed only when an action changed it."""
-        hand = self.hand
-        assert hand is not None
-        if self._aud_cache is None or self._aud_cache[0] != self._turn_token:
-            self._aud_cache = (self._turn_token,
-                               [hand.audience(p) for p in range(len(hand.deck))])
-        return self._aud_cache[1]
+    # ------------------------------------------------------------------ views
+    @property
+    def hand(self) -> HandState | None:
+        return self.replica.hand if self.replica is not None else None
+
+    @property
+    def verdict(self) -> str | None:
+        if self._report is None:
+            return None
+        return "fair" if self._report.verdict.fair else str(self._report.verdict)
 
     # ------------------------------------------------------------------ I/O surface
     def receive(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -134,108 +147,414 @@ class SeatClient:
         return out
 
     def unacknowledged(self) -> dict[str, Any] | None:
-        """The signed message in flight — sent, and neither relayed back nor refused by the
-        host — or None. After a reconnect, call it once the resync answer has gone through
-        `receive_all`, and send it again unless `receive_all` has just returned it (then it
-        is new and goes out with the rest). Messages made moot by a hand_void are not
-        returned: the host would only refuse them."""
-        live: list[dict[str, Any]] = [u[1] for u in self._unresolved if not u[2]]
-        return live[0] if live else None
+        """The signed statement in flight — sent, and neither relayed back nor refused — or
+        None. After a reconnect, send it again unless `receive_all` just returned it."""
+        return None if self.halted else self._inflight
+
+    def request_abandon(self, reason: str = "abbandona") -> None:
+        """The person abandons the match (TABLE-9): signed at the first place it can be."""
+        self._abandon_wanted = reason or "abbandona"
+        self._pump()
+        if self.outbox and self.on_outbox is not None:
+            self.on_outbox()
 
     def _send(self, msg: dict[str, Any]) -> None:
-        self._unresolved.append([signing.entry_hash(msg), msg, False])
+        self.store.save_statement(msg)          # durable before it leaves
+        self._inflight = msg
         self.outbox.append(msg)
 
     # ------------------------------------------------------------------ incoming
     def _handle(self, msg: Mapping[str, Any]) -> None:
         mtype = msg.get("type")
+        if mtype == "clock":
+            self.clock = dict(msg)
+            self.controller.notify(dict(msg))
+            return
+        if self.halted:
+            return
         if mtype == "hand_start":
             self._on_hand_start(msg)
         elif mtype == "error":
-            self._on_error(msg)
+            self._notify("error", f"{msg.get('code')}: {msg.get('message')}")
         elif self.hand_start is None or msg.get("hand_id") != self.hand_start["hand_id"]:
             return  # another hand's message (late, or before we joined): not ours to judge
         elif mtype == "hand_end":
             self._on_hand_end(msg)
-        elif mtype == "hand_void" or mtype in M.SEAT_AUTHORED:
+        elif mtype == "refusal" and not msg.get("logged"):
+            self._on_unlogged_refusal(msg)
+        elif mtype in HOST_TYPES or mtype in M.SEAT_AUTHORED:
             self._on_entry(msg)
 
-    def _on_hand_start(self, hs: Mapping[str, Any]) -> None:
-        if self.hand_start is not None and hs.get("hand_id") == self.hand_start["hand_id"]:
-            return  # a resync repeats it
-        keys = hs.get("seat_keys") or []
+    def _halt(self, why: str, evidence: Mapping[str, Any] | None = None) -> None:
+        """The host proved itself a liar: stop playing this match (TABLE-10)."""
+        if self.halted:
+            return
+        self.halted = why
+        if evidence is not None:
+            self.evidence.append({"why": why, "statement": dict(evidence)})
+            if self.match_id is not None:
+                from ..fairdeal.transcript import FORMAT
+                import msgpack
+                data = msgpack.packb({"format": FORMAT + "+evidence", "why": why,
+                                      "statement": dict(evidence),
+                                      "log": list(self.replica.deal.log)
+                                      if self.replica is not None else []},
+                                     use_bin_type=True)
+                self.store.save_record(self.match_id, f"evidence-{len(self.evidence)}.p2pe",
+                                       data)
+        self._notify("error", f"the host is at fault: {why} — this match stops here "
+                              "[TABLE-10]")
+
+    # ------------------------------------------------------------------ hand_start
+    def _check_hand_start(self, hs: Mapping[str, Any]) -> str | None:
+        """Why this hand_start cannot be played (the host's fault), or None."""
         if hs.get("protocol") != PROTOCOL_ID:
-            self._notify("error", f"the host speaks {hs.get('protocol')!r}, not {PROTOCOL_ID}")
-            return
+            return f"the host speaks {hs.get('protocol')!r}, not {PROTOCOL_ID}"
+        keys = hs.get("seat_keys") or []
         if self.seat >= len(keys) or keys[self.seat] != self.public_key:
-            self._notify("error", f"hand_start does not name this identity at seat {self.seat}")
-            return
+            return f"the hand_start does not name this identity at seat {self.seat}"
+        if self.host_key is not None and hs.get("host_key") != self.host_key:
+            return "the hand_start is signed for another host key than the one we connected to"
+        host_key = hs.get("host_key")
+        if not isinstance(host_key, bytes) or not signing.verify(host_key, hs):
+            return "the hand_start is not signed by the host"
         try:
-            match = build_match(hs)
-            standings = dict(match.standings())   # before new_hand: the match so far
-            hand = build_hand(hs, match)
-        except ReplicaError as exc:
-            self._notify("error", f"cannot rebuild the hand: {exc}")
+            want = hand_id_for(hs["match_id"], int(hs["hand_no"]), host_key,
+                               [bytes(k) for k in keys])
+        except (KeyError, TypeError, ValueError) as exc:
+            return f"a malformed hand_start ({exc})"
+        if hs.get("hand_id") != want:
+            return "the hand id is not the one the match, the hand number and the keys give"
+        record = self.store.match_record(hs["match_id"]) or {}
+        hand_no = int(hs["hand_no"])
+        current = record.get("current")
+        if current is not None and current.get("hs_hash") == signing.entry_hash(hs):
+            return None     # the hand we were playing (a restart of this peer): resume it
+        closed = record.get("closed")
+        if current is not None and (closed is None or closed["hand_no"] != current["hand_no"]):
+            return (f"a new hand while hand {int(current['hand_no']) + 1} is not closed "
+                    "(this seat did not sign it off)")
+        if closed is not None:
+            if hand_no <= int(closed["hand_no"]):
+                return (f"hand {hand_no + 1} was already played and closed here (a replayed "
+                        "hand)")
+            if hand_no != int(closed["hand_no"]) + 1:
+                return f"hand {hand_no + 1} skips hands after {int(closed['hand_no']) + 1}"
+            if hs.get("prev_result") != closed["result_hash"]:
+                return "the previous hand's result is not the one this seat signed"
+            if MatchState.comparable(hs.get("state") or {}) != \
+                    MatchState.comparable(closed["state"]):
+                return "the match state is not the one this seat computed"
+        elif hand_no == 0:
+            if hs.get("prev_result") != NO_RESULT:
+                return "the first hand of a match names a previous result"
+            try:
+                fresh = MatchState.of_hand_start({**hs, "state": {}})
+            except MatchStateError as exc:
+                return str(exc)
+            if MatchState.comparable(hs.get("state") or {}) != \
+                    MatchState.comparable(fresh.snapshot()):
+                return "the first hand of a match does not start from a fresh match"
+        return None
+
+    def _on_hand_start(self, hs: Mapping[str, Any]) -> None:
+        h = signing.entry_hash(hs)
+        if self.hand_start is not None and h == signing.entry_hash(self.hand_start):
+            return  # a resync repeats it
+        problem = self._check_hand_start(hs)
+        if problem is not None:
+            self._halt(problem, hs)
             return
         hand_id = hs["hand_id"]
-        seed = self._seed_source(hand_id, self.seat)
-        if self._persist_seed is not None:
-            self._persist_seed(hand_id, self.seat, seed)   # before the commitment leaves
+        self.store.use_match(bytes(hs["match_id"]))
+        kept = self.store.hand_seed(hand_id)
+        if kept is not None and kept[1] != h:
+            self._halt("a second, different hand_start for a hand id this seat already "
+                       "committed to (a replayed hand)", hs)
+            return
+        if kept is None and self.store.is_spent(hand_id):
+            self._halt("a hand id whose seed this seat already revealed", hs)
+            return
+        match_id = bytes(hs["match_id"])
+        record = dict(self.store.match_record(match_id) or {})
+        current = record.get("current")
+        resumed = current is not None and current.get("hs_hash") == h
+        try:
+            if resumed:
+                before = dict(current["state"])
+            elif record.get("closed") is not None:
+                before = {**record["closed"]["state"],
+                          "clock_used": (hs.get("state") or {}).get("clock_used")}
+            else:
+                before = dict(hs.get("state") or {})
+            base = MatchState.of_hand_start(hs)
+            state = MatchState(base.game, base.variant, base.n_seats, base.first_dealer,
+                               base.options, base.rules, before)
+            replica = HandReplica(hs, state=state)
+        except (MatchStateError, ReplicaError, KeyError, TypeError) as exc:
+            self._halt(f"cannot rebuild the hand: {exc}", hs)
+            return
+        if not resumed:
+            record["current"] = {"hand_no": int(hs["hand_no"]), "hs_hash": h,
+                                 "state": state.snapshot()}
+            self.store.save_match_record(match_id, record)
+        seed = kept[0] if kept is not None else self._seed_source(hand_id, self.seat)
+        if kept is None:
+            self.store.save_seed(hand_id, seed, h)   # before the commitment leaves
+        if self.match_id != match_id:
+            self.match_over = False
+        self.match_id = match_id
         self.hand_start = dict(hs)
-        self.hand = hand
-        self._dealer = SeatDealer(self.seat, self._identity, seed, self.hand_start)
+        self.match = state
+        self.replica = replica
+        self._dealer = SeatDealer(self.seat, self._identity, seed, self.hand_start,
+                                  deal=replica.deal)
+        self._dealer.before_sign = self._before_sign
         self._reset_hand()
-        self._seen.add(signing.entry_hash(hs))
-        self.standings = standings
-        self.controller.notify({"type": "standings", **standings})
-        self.controller.hand_started(hand, self.seat)
-        audience = self._audience()
-        self._deal_positions = [p for p in range(len(hand.deck)) if self.seat in audience[p]]
+        self._seen.add(h)
+        self.standings = state.standings()
+        self.controller.notify({"type": "standings", **self.standings})
+        self.controller.hand_started(replica.hand, self.seat)
+        audience = replica.audience_all()
+        self._deal_positions = [p for p, a in enumerate(audience) if self.seat in a]
+        self._inflight = None
         self._report_progress()
 
+    # ------------------------------------------------------------------ the log
     def _on_entry(self, msg: Mapping[str, Any]) -> None:
-        dealer, hand = self._dealer, self.hand
-        assert dealer is not None and hand is not None
+        replica, dealer = self.replica, self._dealer
+        assert replica is not None and dealer is not None
         h = signing.entry_hash(msg)
         if h in self._seen:
             return
         self._seen.add(h)
-        if any(u[0] == h for u in self._unresolved):
-            while self._unresolved and self._unresolved.popleft()[0] != h:
-                pass
-        msg = dict(msg)
-        if hand.is_over and dealer.deal.phase == "deal":
-            dealer.deal.begin_reveal()
-        index = dealer.receive(msg, self._audience().__getitem__ if not hand.is_over else None,
-                               entry_hash=h)
         mtype = msg["type"]
-        if mtype == "hand_void":
-            for u in self._unresolved:
-                u[2] = True           # the host refuses them now: nothing waits on them
-            self._notify("void", f"the hand is void: {msg.get('reason')} {msg.get('detail')}")
-            self._report_progress()
-            return
-        if mtype == "action":
-            self._apply_action(index, msg)
-        elif mtype in ("release", "sealed") or mtype == "lock" and dealer.deal.phase == "deal":
-            self._decode()
+        index = len(replica.deal.log)
+        if mtype in HOST_TYPES:
+            try:
+                replica.check_host(msg)
+            except TableError as exc:
+                self._host_lied(exc.message, msg, index)
+            try:
+                replica.apply_host(msg, h)
+            except (KeyError, TypeError, ValueError):
+                self._halt("a host statement this seat cannot apply", msg)
+                return
+            self._after_host_entry(msg, index)
+        else:
+            seat = msg.get("seat")
+            try:
+                replica.check(seat if isinstance(seat, int) else -1, msg)
+            except TableError as exc:
+                if seat != self.seat:
+                    self._raise_alarm("bad_relay", [], index,
+                                      f"the host relayed seat {seat}'s {mtype}, which the "
+                                      f"rules refuse: {exc.code} ({exc.message})")
+                else:
+                    self._halt(f"the host relayed a statement of ours it should not have "
+                               f"accepted: {exc.message}", msg)
+                    return
+            try:
+                replica.apply(msg, h)
+            except (KeyError, TypeError, ValueError, LookupError):
+                self._halt("a relayed statement this seat cannot apply", msg)
+                return
+            dealer.opened(index, msg)
+            if self._inflight is not None and h == signing.entry_hash(self._inflight):
+                self._inflight = None
+            if mtype == "action":
+                self._after_action(msg)
+            elif mtype in ("release", "sealed", "lock"):
+                self._decode()
         if dealer.problems and self._alarm is None:
-            what, positions, ref, detail = dealer.problems[0]
-            self._alarm = (what, positions, ref, detail)
+            self._alarm = dealer.problems[0]
         self._report_progress()
 
-    def _report_progress(self) -> None:
-        """Tell the controller how far the opening deal has got, once per step: every
-        commitment, each shuffle and lock pass, each of this seat's cards (and the face-up
-        ones) unlocked. Ends with done == total when the seat can play, or the deal stops."""
-        dealer, hand = self._dealer, self.hand
-        if self._progress_over or dealer is None or hand is None:
+    def _host_lied(self, why: str, entry: Mapping[str, Any], index: int) -> None:
+        """A host statement that is false: alarm while the hand can still take one, and
+        stop the match either way (the statement is the evidence)."""
+        self._raise_alarm("bad_host_statement", [], index, why)
+        self.evidence.append({"why": why, "statement": dict(entry)})
+        if self.replica is not None and self.replica.over:
+            self._halt(why, entry)
+
+    def _after_host_entry(self, entry: Mapping[str, Any], index: int) -> None:
+        mtype = entry["type"]
+        replica = self.replica
+        assert replica is not None
+        if mtype == "refusal":
+            inner = entry.get("msg") or {}
+            if self._inflight is not None and inner.get("seat") == self.seat \
+                    and signing.entry_hash(inner) == signing.entry_hash(self._inflight):
+                self._inflight = None
+                text = f"{entry.get('code')}: {entry.get('message')}"
+                if entry.get("rule"):
+                    text += f" [{entry['rule']}]"
+                self._notify("error", f"the host refused our {inner.get('type')}: {text}")
+        elif mtype == "timeout":
+            seat = int(entry["seat"])
+            self._notify("log", f"seat {seat} ran out of time ({entry.get('kind')})")
+            if seat == self.seat:
+                self._turn_token += 1       # a decision still pending is too late now
+                self._asked = False
+                self._pending = None
+        elif mtype == "hand_void":
+            self._notify("void", f"the hand is void: {entry.get('reason')} "
+                                 f"{entry.get('detail')}")
+
+    def _on_unlogged_refusal(self, msg: Mapping[str, Any]) -> None:
+        """A refusal kept out of the log: true only if our statement is not validly placed
+        in our chain (or not a statement of the log at all)."""
+        replica = self.replica
+        inner = msg.get("msg") or {}
+        if replica is None or msg.get("seat") != self.seat or \
+                not signing.verify(replica.deal.host_key, msg):
             return
-        deal = dealer.deal
+        mine = self._inflight
+        if mine is None or signing.entry_hash(inner) != signing.entry_hash(mine):
+            self._notify("error", f"{msg.get('code')}: {msg.get('message')}")
+            return
+        if inner.get("type") == "sign_off":
+            self._notify("error", f"the host refused our sign-off: {msg.get('message')}")
+            return
+        try:
+            replica.deal.check_chain(inner, self.seat)
+        except DealError:
+            self._inflight = None
+            self._notify("error", f"{msg.get('code')}: {msg.get('message')}")
+            return
+        self._halt(f"the host refused our sound {inner.get('type')} without logging it "
+                   f"({msg.get('code')})", msg)
+
+    def _after_action(self, msg: Mapping[str, Any]) -> None:
+        replica, dealer = self.replica, self._dealer
+        assert replica is not None and dealer is not None
+        for pos, card in zip(msg["positions"], msg["cards"]):
+            dealer.learn_public(pos, card)
+        self._turn_token += 1
+        self._asked = False
+        self._pending = None
+        try:
+            action = replica.hand.action_from_wire(msg.get("action") or {})
+            text = str(action)
+        except ActionSyntaxError:
+            text = "?"
+        self.controller.notify({"type": "action", "seat": msg["seat"], "action": text,
+                                "wire": msg.get("action")})
+        if not replica.hand.is_over:
+            self._decode()
+
+    def _decode(self) -> None:
+        """Decode every position this seat may now know (its own as their keys arrive)."""
+        replica, dealer = self.replica, self._dealer
+        assert replica is not None and dealer is not None
+        deal = replica.deal
+        hand = replica.hand
+        if deal.locked is None or hand.is_over:
+            return
+        mine = [p for p, aud in enumerate(replica.audience_all())
+                if self.seat in aud and aud != replica.everyone and hand.card_at(p) is None]
+        if not mine:
+            return
+        found, bad = dealer.decode(mine)
+        for pos, card in sorted(found.items()):
+            try:
+                hand.learn(pos, card)
+            except ValueError:
+                bad.append(pos)
+        if bad:
+            self._raise_alarm("no_card", sorted(bad), None,
+                              f"positions {sorted(bad)} decode to no card of this deck, or to "
+                              "a card already seen elsewhere")
+
+    def _raise_alarm(self, what: str, positions: list[int], ref: int | None,
+                     detail: str) -> None:
+        if self._alarm is None:
+            self._alarm = (what, positions, ref, detail)
+
+    # ------------------------------------------------------------------ closing a hand
+    def _log_complete(self) -> bool:
+        replica = self.replica
+        if replica is None or replica.deal.phase != "reveal":
+            return False
+        return all(replica.due(s) != "reveal" or s in replica.lost
+                   for s in range(replica.n_seats))
+
+    def _audit(self) -> HandAudit:
+        """This seat's own verdict and outcome of the hand (the whole audit)."""
+        replica, match = self.replica, self.match
+        assert replica is not None and match is not None
+        start = match.copy()
+        report = audit_hand(replica.deal.log, start, passes=self.audit)
+        self._report = report
+        if report.outcome is not None and report.state_after is not None:
+            self._result_hash = report.result_hash(replica.deal.head)
+        return report
+
+    def _hand_closed_here(self, report: HandAudit) -> None:
+        """Fold our own outcome into our match state; tell the controller."""
+        replica, hs = self.replica, self.hand_start
+        assert replica is not None and hs is not None and self.match_id is not None
+        outcome = report.outcome
+        if outcome is None or report.state_after is None or self._result_hash is None:
+            self._halt("this hand cannot be judged: " + str(report.verdict))
+            return
+        self.match = report.state_after
+        record = dict(self.store.match_record(self.match_id) or {})
+        record["closed"] = {"hand_no": int(hs["hand_no"]), "result_hash": self._result_hash,
+                            "state": self.match.snapshot()}
+        self.store.save_match_record(self.match_id, record)
+        self.standings = self.match.standings()
+        verdict = "fair" if report.verdict.fair else str(report.verdict)
+        self.results.append((outcome.result, verdict))
+        self.controller.notify({"type": "standings", **self.standings})
+        if outcome.kind != "scored":
+            self._notify("log", f"hand {int(hs['hand_no']) + 1}: {outcome.describe()}")
+        self.controller.hand_ended(replica.hand, outcome.result, verdict)
+        if outcome.kind == "host_fault":
+            self._halt(outcome.detail)
+        elif self.match.is_over:
+            self.match_over = True
+
+    def _on_hand_end(self, msg: Mapping[str, Any]) -> None:
+        replica = self.replica
+        assert replica is not None
+        if self._hand_end is not None:
+            return
+        if not signing.verify(replica.deal.host_key, msg):
+            self._notify("error", "a hand_end the host did not sign")
+            return
+        self._hand_end = dict(msg)
+        if self._inflight is not None and self._inflight.get("type") == "sign_off":
+            self._inflight = None           # the host closed the hand: nothing is in flight
+        if msg.get("transcript_hash") != replica.deal.head:
+            self._notify("error", "the host closed the hand on a history other than ours")
+        elif self._result_hash is not None and msg.get("result_hash") != self._result_hash:
+            self._notify("error", "the host's result of this hand differs from ours")
+        if self.match_id is not None and self.hand_start is not None:
+            sign_off = [m for m in self.store.statements(replica.hand_id)
+                        if m.get("type") == "sign_off"]
+            t = Transcript([dict(e) for e in replica.deal.log], dict(msg), sign_off)
+            self.store.save_record(self.match_id,
+                                   f"hand-{int(self.hand_start['hand_no']) + 1:03d}.p2pb",
+                                   t.to_bytes())
+        if self.match_over:
+            self.controller.match_ended(self.standings or {})
+
+    def _notify(self, kind: str, text: str) -> None:
+        self.controller.notify({"type": kind, "text": text})
+
+    def _report_progress(self) -> None:
+        """Tell the controller how far the opening deal has got, once per step."""
+        replica = self.replica
+        if self._progress_over or replica is None:
+            return
+        deal = replica.deal
         n = deal.n_seats
         mine = self._deal_positions
         total = 3 * n + len(mine)
         passes = len(deal.pass_entries)
+        hand = replica.hand
         if deal.phase not in DEAL_PHASES or hand.is_over:
             done, text = total, "the deal stopped"
         elif deal.phase == "commit":
@@ -254,169 +573,81 @@ class SeatClient:
         self.controller.notify({"type": "progress", "text": text, "done": done,
                                 "total": total})
 
-    def _apply_action(self, index: int, msg: Mapping[str, Any]) -> None:
-        hand, dealer = self.hand, self._dealer
-        assert hand is not None and dealer is not None
-        author = msg["seat"]
-        try:
-            action = hand.action_from_wire(msg.get("action") or {})
-            hand.apply(author, action)
-        except (RuleViolation, ActionSyntaxError, ValueError, LookupError) as exc:
-            self._raise_alarm("illegal_action", [], index,
-                              f"the host relayed an action the rules refuse: {exc}")
-            return
-        for pos, card in zip(msg["positions"], msg["cards"]):
-            dealer.learn_public(pos, card)
-        self._turn_token += 1
-        self._asked = False
-        self._pending = None
-        self.controller.notify({"type": "action", "seat": author, "action": str(action),
-                                "wire": msg.get("action")})
-        if not hand.is_over:
-            self._decode()
-
-    def _decode(self) -> None:
-        """Decode every position this seat may now know: its own as their keys arrive, and
-        each public one once every seat's key of it is out (a public card this seat held
-        already is decoded too, as a check of the others' keys)."""
-        hand, dealer = self.hand, self._dealer
-        assert hand is not None and dealer is not None
-        deal = dealer.deal
-        if deal.locked is None or hand.is_over:
-            return
-        everyone = deal.all_seats
-        mine: list[int] = []
-        public: list[int] = []
-        audience = self._audience()
-        for pos in range(deal.n_cards):
-            aud = audience[pos]
-            if aud == everyone:
-                if pos not in deal.public_cards and not deal.missing_keys(pos):
-                    public.append(pos)
-            elif self.seat in aud and hand.card_at(pos) is None:
-                mine.append(pos)
-        found, bad = dealer.decode(mine)
-        for pos, card in deal.decode_public(public).items():
-            if card is None or hand.card_at(pos) not in (None, card):
-                bad.append(pos)
-            else:
-                found[pos] = card
-                deal.learn_public(pos, card)
-                dealer.learn_public(pos, card)
-        for pos, card in sorted(found.items()):
-            try:
-                hand.learn(pos, card)
-            except ValueError:
-                bad.append(pos)
-        if bad:
-            self._raise_alarm("no_card", sorted(bad), None,
-                              f"positions {sorted(bad)} decode to no card of this deck, or to "
-                              "a card already seen elsewhere")
-
-    def _raise_alarm(self, what: str, positions: list[int], ref: int | None,
-                     detail: str) -> None:
-        if self._alarm is None:
-            self._alarm = (what, positions, ref, detail)
-
-    def _on_hand_end(self, msg: Mapping[str, Any]) -> None:
-        dealer, hand = self._dealer, self.hand
-        assert dealer is not None and hand is not None and self.hand_start is not None
-        if self._hand_end is not None:
-            return
-        self._hand_end = dict(msg)
-        deal = dealer.deal
-        if msg.get("transcript_hash") != deal.head:
-            self._notify("error", "the host closed the hand on a history other than ours")
-        if self.audit:
-            report = audit_hand(deal.log)
-            verdict = report.verdict
-            result = report.result or void_result(build_match(self.hand_start), "unaudited")
-            if verdict.fair and report.final is not None and report.final.is_over \
-                    and verdict.deal is not None:
-                for pos, card in enumerate(verdict.deal):
-                    if hand.card_at(pos) is None:
-                        hand.learn(pos, card)
-        else:
-            verdict = Verdict.from_wire(msg.get("verdict") or {})
-            result = result_from_wire(msg["result"])
-        if result.to_wire() != msg.get("result"):
-            self._notify("error", "the host's score of this hand differs from ours")
-        host_verdict = Verdict.from_wire(msg.get("verdict") or {})
-        if host_verdict.fair != verdict.fair:
-            verdict.faults.append(Fault(None, "verdict_differs", None,
-                                        f"the host said {host_verdict}"))
-        self.verdict = verdict
-        self.results.append((result, verdict))
-        self.standings = dict(msg.get("standings") or {})
-        self.controller.notify({"type": "standings", **self.standings})
-        self.controller.hand_ended(hand, result, str(verdict))
-        if msg.get("match_over"):
-            self.match_over = True
-
-    def _on_error(self, msg: Mapping[str, Any]) -> None:
-        text = f"{msg.get('code')}: {msg.get('message')}"
-        if msg.get("rule"):
-            text += f" [{msg['rule']}]"
-        refused = self._unresolved.popleft() if self._unresolved else None
-        if refused is not None and not refused[2] and refused[1].get("type") == "action" \
-                and self.hand is not None:
-            self._asked = False
-            self.controller.rejected(self.hand, self.seat, text)
-            return
-        self._notify("error", text)
-
-    def _notify(self, kind: str, text: str) -> None:
-        self.controller.notify({"type": kind, "text": text})
-
     # ------------------------------------------------------------------ what is due
-    def _busy(self) -> bool:
-        """A live message is awaiting the host's answer (at most one is in flight)."""
-        return any(not u[2] for u in self._unresolved)
+    def _before_sign(self, body: Mapping[str, Any]) -> None:
+        """The seat's own check of every statement before it signs it: the same judge the
+        host runs, so an honest seat's statement can only be refused falsely."""
+        replica = self.replica
+        assert replica is not None
+        if body.get("type") == "sign_off":
+            return
+        replica.check_content(self.seat, body)
 
     def _pump(self) -> None:
         if self._pumping:
             return
         self._pumping = True
         try:
-            while not self._busy():
+            while self._inflight is None and not self.halted:
                 msg = self._next_message()
                 if msg is None:
                     break
                 self._send(msg)
+                if msg["type"] == "sign_off":
+                    report, self._closing = self._closing, None
+                    if report is not None:          # the sign-off is saved: fold it in
+                        self._hand_closed_here(report)
+                    else:                           # re-sent after a restart
+                        self._signed_off = True
+        except (TableError, StoreError) as exc:
+            self._halt(f"this seat refused to sign its own statement: {exc}")
         finally:
             self._pumping = False
 
+    def _replay_saved(self) -> dict[str, Any] | None:
+        """A statement already signed at our next seq (before a crash): send it again."""
+        replica = self.replica
+        assert replica is not None
+        chain = replica.deal.chains[self.seat]
+        return self.store.statement(replica.hand_id, chain.next_seq)
+
     def _next_message(self) -> dict[str, Any] | None:
-        dealer, hand = self._dealer, self.hand
-        if dealer is None or hand is None:
+        dealer, replica = self._dealer, self.replica
+        if dealer is None or replica is None:
             return None
-        deal = dealer.deal
-        if self._hand_end is not None:
-            if not self._signed_off:
-                self._signed_off = True
-                if self.match_over:
-                    self.controller.match_ended(self.standings or {})
-                return dealer.make_sign_off(deal.head)
+        if self._signed_off:
             return None
-        if hand.is_over and deal.phase in ("deal", "shuffle", "lock"):
-            deal.begin_reveal()
+        saved = self._replay_saved()
+        if saved is not None:
+            return saved
+        deal = replica.deal
         if deal.phase == "reveal":
-            if self.seat in deal.commitments and self.seat not in deal.seeds \
-                    and self.seat not in deal.bad_reveals:
+            if replica.due(self.seat) == "reveal":
+                self.store.mark_spent(replica.hand_id)     # before the seed leaves
                 return dealer.make_reveal()
+            if self._log_complete():
+                report = self._audit()
+                self._signed_off = True
+                if self._result_hash is None:
+                    self._hand_closed_here(report)
+                    return None
+                self._closing = report
+                return dealer.make_sign_off(deal.head, self._result_hash)
             return None
         if self._alarm is not None and not self._alarmed \
-                and deal.phase in ("shuffle", "lock", "deal"):
+                and deal.phase in ("shuffle", "lock", "deal") and not replica.over:
             self._alarmed = True
             what, positions, ref, detail = self._alarm
             return dealer.make_alarm(what, positions, ref, detail)
         if self._alarmed:
             return None
-        if deal.phase == "commit":
-            return dealer.make_commit() if self.seat not in deal.commitments else None
-        if deal.phase in ("shuffle", "lock"):
-            if not dealer.pass_due():
-                return None
+        if self._abandon_wanted is not None and not replica.over:
+            reason, self._abandon_wanted = self._abandon_wanted, None
+            return dealer.make_abandon(reason)
+        owed = replica.due(self.seat)
+        if owed == "commit":
+            return dealer.make_commit()
+        if owed in ("shuffle", "lock"):
             try:
                 return dealer.make_pass()
             except BadPoint as exc:
@@ -425,41 +656,38 @@ class SeatClient:
                 return dealer.make_alarm("bad_point", list(exc.indices), ref,
                                          f"the deck I received holds no valid group element at "
                                          f"positions {list(exc.indices)[:6]}")
-        if deal.phase != "deal":
-            return None
-        public, sealed = dealer.releases_due(self._audience().__getitem__)
-        if public:
+        if owed == "release":
+            public, _ = replica.keys_due(self.seat)
             return dealer.make_release(public)
-        for to, positions in sorted(sealed.items()):
-            return dealer.make_sealed(to, positions)
-        if hand.to_move != self.seat or not self._ready():
+        if owed == "sealed":
+            _, sealed = replica.keys_due(self.seat)
+            for to, positions in sorted(sealed.items()):
+                return dealer.make_sealed(to, positions)
+        if owed != "move" or not self._ready():
             return None
+        if replica.bot_plays(self.seat) and self.fallback is not None:
+            action = self.fallback(replica.hand, self.seat)
+            self.controller.notify({"type": "log", "text": f"time ran out: the bot plays "
+                                                           f"{action} for you [TABLE-3]"})
+            return self._action_message(action)
         if self._pending is not None:
             action, self._pending = self._pending, None
             return self._action_message(action)
-        attempts = 0
-        while not self._asked:
-            attempts += 1
-            if attempts > self.max_rejections:   # a bot that never finds a legal move
-                raise RuntimeError(f"seat {self.seat}'s controller was refused "
-                                   f"{self.max_rejections} times in a row")
+        if not self._asked:
             self._asked = True
-            self.controller.your_turn(hand, self.seat, self._submitter(self._turn_token))
+            self.controller.your_turn(replica.hand, self.seat, self._submitter(self._turn_token))
             if self._pending is not None:
                 action, self._pending = self._pending, None
                 return self._action_message(action)
-            # still asked: the controller answers later; not asked: it was refused at once
         return None
 
     def _ready(self) -> bool:
         """Every position this seat is entitled to is known to it (keys have arrived)."""
-        hand, dealer = self.hand, self._dealer
-        assert hand is not None and dealer is not None
-        audience = self._audience()
-        for pos in range(len(hand.deck)):
-            if hand.card_at(pos) is None and self.seat in audience[pos]:
-                return False
-        return True
+        replica = self.replica
+        assert replica is not None
+        hand = replica.hand
+        return all(hand.card_at(p) is not None for p, a in enumerate(replica.audience_all())
+                   if self.seat in a)
 
     def _submitter(self, token: int) -> Callable[[Action], None]:
         """The `submit` callback of one turn (a stale one is refused as too late)."""
@@ -468,11 +696,12 @@ class SeatClient:
         return submit
 
     def _submit(self, token: int, action: Action) -> None:
-        """The controller's decision (now or later): checked here against the replica so an
-        honest seat never has a move refused (and never shows a key for nothing)."""
-        hand = self.hand
-        if hand is None or token != self._turn_token or hand.to_move != self.seat \
-                or self._hand_end is not None:
+        """The controller's decision (now or later): checked here against the replica, so a
+        person's slip never reaches the host and an honest seat is never refused."""
+        replica = self.replica
+        hand = replica.hand if replica is not None else None
+        if replica is None or hand is None or token != self._turn_token \
+                or hand.to_move != self.seat or replica.over or self.halted:
             if hand is not None:
                 self.controller.rejected(hand, self.seat, "too late: that turn is over")
             return

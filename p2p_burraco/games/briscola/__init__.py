@@ -22,7 +22,7 @@ from .faces import (
     strength,
     trick_winner,
 )
-from .match import BriscolaMatch, new_match
+from .match import BriscolaMatch, new_match, restore_match
 from .rules import (
     DEFAULT_VARIANT,
     MATCH_KINDS,
@@ -51,6 +51,7 @@ SPEC = GameSpec(
     seat_counts=seat_counts,
     new_match=new_match,
     describe=describe,
+    restore_match=restore_match,
 )
 
 __all__ = [
@@ -81,6 +82,7 @@ __all__ = [
     "mp_for_vp",
     "new_match",
     "points_of",
+    "restore_match",
     "seat_counts",
     "side_of",
     "sides_of",

@@ -268,8 +268,8 @@ class BriscolaHand:
 
     def side_points(self, side: int) -> int:
         """Points a side has taken so far (its cards were all played face up)."""
-        return points_of(self.deck[self._known[p]] for p in self._taken[side]
-                         if p in self._known)
+        known = (self._known[p] for p in self._taken[side])
+        return points_of(self.deck[c] for c in known if c is not None)
 
     def current_winner(self) -> Seat | None:
         """The seat whose card is taking the trick on the table so far (None if empty)."""
@@ -542,7 +542,8 @@ class BriscolaHand:
             missing = [p for p in self._taken[side] if p not in self._known]
             if missing:
                 raise ValueError(f"taken cards not known to this replica: positions {missing}")
-            cards = [self.deck[self._known[p]] for p in self._taken[side]]
+            cards = [self.deck[c] for c in (self._known[p] for p in self._taken[side])
+                     if c is not None]
             lines = [ScoreLine(label, sum(card_points(c) for c in cards if c.rank == rank))
                      for rank, label in _RANK_LABELS if any(c.rank == rank for c in cards)]
             breakdown.append(lines)

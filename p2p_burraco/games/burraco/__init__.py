@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..base import GameSpec
 from .actions import Attach, Discard, Draw, Meld, Redraw, Take, TakeTop, action_from_wire
 from .describe import describe
-from .match import BurracoMatch, new_match
+from .match import BurracoMatch, new_match, restore_match
 from .melds import Arrangement, MeldError, arrange_attach, arrange_new, classify
 from .rules import DEFAULT_VARIANT, PRESETS, RuleSet, seat_counts
 from .state import BurracoHand, DealSchedule, deal_schedule
@@ -22,6 +22,7 @@ SPEC = GameSpec(
     seat_counts=seat_counts,
     new_match=new_match,
     describe=describe,
+    restore_match=restore_match,
 )
 
 __all__ = [
@@ -47,4 +48,5 @@ __all__ = [
     "deal_schedule",
     "describe",
     "new_match",
+    "restore_match",
 ]

@@ -24,8 +24,8 @@ stock with the cards not named, so the state passes `check_cards_conserved`.
 
 from __future__ import annotations
 
-from ..cards import Card, parse_cards
 from ..base import Knowledge
+from ..cards import Card, parse_cards
 from .melds import arrange_new, is_wild
 from .rules import PRESETS
 from .state import MELD, PILE, POZZ, STOCK, BurracoHand, MeldState

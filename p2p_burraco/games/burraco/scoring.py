@@ -115,6 +115,8 @@ def score_hand(state: BurracoHand) -> HandResult:
     """The HandResult of a finished hand (ValueError if it is not over or a card is unknown)."""
     if not state.is_over:
         raise ValueError("the hand is not over yet")
+    if state.abandoned_by is not None:
+        return _abandoned(state, state.abandoned_by)
     sides = state.teams()
     points: list[int] = []
     breakdown: list[tuple[ScoreLine, ...]] = []
@@ -133,4 +135,19 @@ def score_hand(state: BurracoHand) -> HandResult:
         closed_by=state.closed_by, reason=state.end_reason,
         extra={"credit": credit, "variant": state.rules.name, "dynamic": state.dynamic,
                "pozzetti": [pz.taken_by for pz in state.pozzetti]},
+    )
+
+
+def _abandoned(state: BurracoHand, quitter: Seat) -> HandResult:
+    """An abandoned hand scores nothing for anyone — the match is lost by the quitter's side
+    instead (TABLE-9) — so no card needs to be known to score it."""
+    sides = state.teams()
+    return HandResult(
+        sides=tuple(sides), points=(0,) * len(sides),
+        breakdown=tuple((ScoreLine("abbandono (abandonment)", 0),) if quitter in seats else ()
+                        for seats in sides),
+        closed_by=None, reason="abandon",
+        extra={"credit": [0] * state.n_seats, "variant": state.rules.name,
+               "dynamic": state.dynamic, "pozzetti": [pz.taken_by for pz in state.pozzetti],
+               "abandoned_by": quitter},
     )

@@ -188,6 +188,7 @@ class BurracoHand:
         self.turns = 0
         self.closed_by: Seat | None = None
         self.end_reason = ""
+        self._abandoned_by: Seat | None = None
         self.log: list[tuple[Seat, str]] = []
 
     # ------------------------------------------------------------------ knowledge
@@ -801,6 +802,23 @@ class BurracoHand:
         self.end_reason = reason
         self.closed_by = closer
 
+    def abandon(self, seat: Seat) -> None:
+        """`seat` abandons (or the table declares it abandoned): the hand ends at once and
+        scores nothing; `result()` names the seat, so the match ends lost by its side
+        (TABLE-9). The engine keeps no clock: when a seat is abandoned is the table's call."""
+        if not 0 <= seat < self.n_seats:
+            raise ValueError(f"no seat {seat} at a table of {self.n_seats}")
+        if self._phase == "over":
+            raise RuleViolation("TABLE-9", "the hand is already over")
+        self._abandoned_by = seat
+        self._finish("abandon", None)
+        self.log.append((seat, "abandon"))
+
+    @property
+    def abandoned_by(self) -> Seat | None:
+        """The seat that abandoned this hand, or None."""
+        return self._abandoned_by
+
     def _end_turn(self) -> None:
         if self.rules.stalemate_orbit:
             if self.took_single_pile and not self.acted and len(self.pile) == 1:
@@ -965,6 +983,7 @@ class BurracoHand:
                           "seen": pz.in_hand} for pz in self.pozzetti],
             "opened": [self.opened(self.team_of[s]) for s in range(self.n_seats)],
             "closed_by": self.closed_by, "end": self.end_reason,
+            "abandoned_by": self._abandoned_by,
             "log": [[s, t] for s, t in self.log[-12:]],
         }
 
