@@ -8,9 +8,15 @@ Why it looks like this
   `{"type": str, "seq": uint, "body": map}`. Length-prefixing keeps the stream in sync even
   when a frame's content is garbage, so a bad frame costs one error frame, not the connection
   (only a length above the cap does: the stream cannot be trusted after that).
-- The codec options are pinned (`use_bin_type=True`, `raw=False`, `strict_map_key=True`,
+- The codec options are pinned (`use_bin_type=True`, `raw=False`, strict string keys,
   explicit size caps, no ext types, no floats, no duplicate keys) so every node decodes the
   same bytes to the same value, and a value has one canonical encoding.
+- **Limits before allocation.** A payload is first walked by `scan_payload`, which reads only
+  msgpack headers: it refuses nesting beyond `MAX_DEPTH`, a declared length beyond its cap,
+  more than `MAX_VALUES` values, ext types, a value cut short or followed by bytes — before
+  msgpack builds (or pre-allocates) anything. msgpack then decodes with the same caps, so
+  what it allocates is bounded by the bytes really there. A 1 MiB frame of nested lists is
+  refused after 17 headers.
 - Field types are small strings (`"bytes32"`, `"list[seat]"`, `"opt[str]"`): the same
   string is the schema's, the doc's and the validator's, so the three cannot drift.
 
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import re
 import struct
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,14 +44,20 @@ SCHEMA_VERSION = 1
 HEADER = struct.Struct(">I")
 MAX_FRAME = 1 << 20
 """Largest payload after the handshake (a 162-card deck of points is about 5.5 kB)."""
-MAX_HELLO_FRAME = 4096
-"""Largest payload before the peer has proved its identity (Syncthing-style pre-auth cap)."""
+MAX_HELLO_FRAME = 1024
+"""Largest payload until the handshake is done (a hello is about 150 bytes)."""
 MAX_STR = 4096
-"""Longest text field, in characters."""
+"""Longest string, in characters."""
+MAX_STR_BYTES = 4 * MAX_STR
+"""Longest string, in UTF-8 bytes (the most 4096 characters can take)."""
+MAX_BIN = 1 << 16
+"""Longest byte string (a 162-card deck is 162 × 32 bytes; a `sealed` box 32·N + 16)."""
 MAX_LIST = 4096
-"""Longest list field, in elements."""
+"""Most items in a list, and most entries in a map."""
 MAX_DEPTH = 16
-"""Deepest nesting of lists and maps in a frame."""
+"""Deepest nesting of lists and maps in a frame (the envelope map is depth 0, body 1)."""
+MAX_VALUES = 1 << 16
+"""Most msgpack values in one frame (every list item, map key and map value, and the root)."""
 INT_MIN, INT_MAX = -(1 << 63), (1 << 64) - 1
 
 WireValue = Any
@@ -72,14 +85,17 @@ class WireError(ValueError):
         super().__init__(f"{code}: {message}")
 
     def to_body(self) -> dict[str, WireValue]:
-        """The body of the `error` frame that reports this."""
-        return {"code": self.code, "message": self.message, "ref": self.ref,
+        """The body of the `error` frame that reports this (a long message is cut: it may
+        quote what the other side sent)."""
+        message = self.message if len(self.message) <= 512 else self.message[:509] + "..."
+        return {"code": self.code, "message": message, "ref": self.ref,
                 "fatal": self.fatal, "rule": self.rule}
 
 
 ERROR_CODES: dict[str, str] = {
     # framing and codec
     "frame.too_large": "the length prefix exceeds the frame cap (fatal: the stream is dropped)",
+    "frame.timeout": "a frame not complete 10 s after its first byte arrived (fatal)",
     "frame.empty": "a frame of length 0",
     "frame.truncated": "the payload ends in the middle of a msgpack value",
     "frame.malformed": "the payload is not valid msgpack (reserved byte, bad UTF-8 …)",
@@ -87,7 +103,9 @@ ERROR_CODES: dict[str, str] = {
     "frame.float": "a float anywhere in the frame (the protocol has none)",
     "frame.ext": "a msgpack extension type (timestamps included)",
     "frame.map_key": "a map key that is not a string, or a key repeated in one map",
-    "frame.too_deep": "lists and maps nested deeper than the cap",
+    "frame.too_deep": "lists and maps nested deeper than 16",
+    "frame.too_long": "a string over 4096 characters (16 KiB), bytes over 64 KiB, a list or "
+                      "map over 4096 items, or more than 65536 values in the frame",
     "frame.not_map": "the payload is not a map",
     "frame.envelope": "the map is not exactly {type: str, seq: uint, body: map}",
     # sequence numbers
@@ -107,7 +125,7 @@ ERROR_CODES: dict[str, str] = {
     "hello.version": "no protocol version in common (fatal)",
     "auth.bad_signature": "the challenge signature does not verify with the hello's key (fatal)",
     "auth.identity_in_use": "another live connection already proved this identity (fatal)",
-    "auth.timeout": "the handshake did not finish in time (fatal)",
+    "auth.timeout": "the handshake did not finish within 10 s of connecting (fatal)",
     # lobby
     "lobby.no_table": "no table with that id",
     "lobby.bad_config": "unknown game or variant, or a seat count the rule set does not allow",
@@ -117,13 +135,16 @@ ERROR_CODES: dict[str, str] = {
     "lobby.already_seated": "this identity already sits at a table",
     "lobby.not_seated": "a table message from a connection with no seat",
     "lobby.started": "the table's match has started: seats are fixed",
-    "lobby.too_many_tables": "the host's table cap is reached",
+    "lobby.too_many_tables": "the host's table cap is reached (200 by default)",
     # connection
-    "conn.idle": "nothing received within the idle timeout, pings included (fatal)",
+    "conn.idle": "no whole frame received within the idle timeout, pings included (fatal)",
+    "conn.too_many": "too many connections from this address (16) or in all (512) (fatal)",
+    "conn.slow_reader": "the other side does not read what is sent to it (fatal)",
     # host
+    "host.busy": "this connection's request budget is spent: ask again later",
     "host.shutdown": "the host is stopping (fatal)",
     "host.internal": "the host failed while handling the frame (state unchanged)",
-    "host.too_many_errors": "too many refused frames on this connection (fatal)",
+    "host.too_many_errors": "64 refused frames on this connection (fatal)",
 }
 """Transport-level error codes. Table-level codes come from `p2p_burraco.table.messages`."""
 
@@ -132,30 +153,53 @@ ERROR_CODES: dict[str, str] = {
 
 def check_wire_value(value: Any, path: str = "$", depth: int = 0) -> None:
     """Refuse anything msgpack would carry that the protocol does not: floats, ext types,
-    non-string keys, excessive nesting. Raises WireError."""
-    if depth > MAX_DEPTH:
-        raise WireError("frame.too_deep", f"{path}: nested deeper than {MAX_DEPTH}")
-    if value is None or isinstance(value, (bool, str, bytes)):
-        return
-    if isinstance(value, int):
-        if not INT_MIN <= value <= INT_MAX:
-            raise WireError("msg.field_type", f"{path}: integer out of the 64-bit range")
-        return
-    if isinstance(value, float):
-        raise WireError("frame.float", f"{path}: floats are not allowed")
-    if isinstance(value, (list, tuple)):
-        for i, item in enumerate(value):
-            check_wire_value(item, f"{path}[{i}]", depth + 1)
-        return
-    if isinstance(value, dict):
-        for k, item in value.items():
-            if not isinstance(k, str):
-                raise WireError("frame.map_key", f"{path}: map key {k!r} is not a string")
-            check_wire_value(item, f"{path}.{k}", depth + 1)
-        return
-    if isinstance(value, (msgpack.ExtType, msgpack.Timestamp)):
-        raise WireError("frame.ext", f"{path}: msgpack extension types are not allowed")
-    raise WireError("msg.field_type", f"{path}: {type(value).__name__} cannot go on the wire")
+    non-string keys, excessive nesting, lengths over the caps. Raises WireError. (What we
+    send is checked with this; what we receive is checked by `scan_payload` before it is
+    decoded.)"""
+    count = [0]
+
+    def walk(v: Any, path: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise WireError("frame.too_deep", f"{path}: nested deeper than {MAX_DEPTH}")
+        count[0] += 1
+        if count[0] > MAX_VALUES:
+            raise WireError("frame.too_long", f"more than {MAX_VALUES} values in one frame")
+        if v is None or isinstance(v, bool):
+            return
+        if isinstance(v, str):
+            if len(v) > MAX_STR:
+                raise WireError("frame.too_long", f"{path}: a string over {MAX_STR} characters")
+            return
+        if isinstance(v, bytes):
+            if len(v) > MAX_BIN:
+                raise WireError("frame.too_long", f"{path}: bytes over {MAX_BIN}")
+            return
+        if isinstance(v, int):
+            if not INT_MIN <= v <= INT_MAX:
+                raise WireError("msg.field_type", f"{path}: integer out of the 64-bit range")
+            return
+        if isinstance(v, float):
+            raise WireError("frame.float", f"{path}: floats are not allowed")
+        if isinstance(v, (list, tuple)):
+            if len(v) > MAX_LIST:
+                raise WireError("frame.too_long", f"{path}: a list over {MAX_LIST} items")
+            for i, item in enumerate(v):
+                walk(item, f"{path}[{i}]", depth + 1)
+            return
+        if isinstance(v, dict):
+            if len(v) > MAX_LIST:
+                raise WireError("frame.too_long", f"{path}: a map over {MAX_LIST} entries")
+            for k, item in v.items():
+                if not isinstance(k, str):
+                    raise WireError("frame.map_key", f"{path}: map key {k!r} is not a string")
+                walk(k, f"{path}.<key>", depth + 1)
+                walk(item, f"{path}.{k}", depth + 1)
+            return
+        if isinstance(v, (msgpack.ExtType, msgpack.Timestamp)):
+            raise WireError("frame.ext", f"{path}: msgpack extension types are not allowed")
+        raise WireError("msg.field_type", f"{path}: {type(v).__name__} cannot go on the wire")
+
+    walk(value, path, depth)
 
 
 def _normalise(value: Any) -> Any:
@@ -175,14 +219,149 @@ def pack(value: WireValue) -> bytes:
     return data
 
 
+# What the first byte of a msgpack value says, for `scan_payload`.
+_FIXED = bytearray(256)
+"""Total size of a value whose first byte fixes it (positive/negative fixint, nil, bools,
+fixstr, ints); 0 for the others."""
+for _b in range(0x00, 0x80):
+    _FIXED[_b] = 1
+for _b in range(0xE0, 0x100):
+    _FIXED[_b] = 1
+for _b in range(0xA0, 0xC0):
+    _FIXED[_b] = 1 + (_b & 0x1F)
+for _b, _n in ((0xC0, 1), (0xC2, 1), (0xC3, 1), (0xCC, 2), (0xCD, 3), (0xCE, 5), (0xCF, 9),
+               (0xD0, 2), (0xD1, 3), (0xD2, 5), (0xD3, 9)):
+    _FIXED[_b] = _n
+_FIXED_SIZES = bytes(_FIXED)
+del _FIXED
+_U16 = struct.Struct(">H")
+_U32 = struct.Struct(">I")
+_EXT = frozenset((0xC7, 0xC8, 0xC9, 0xD4, 0xD5, 0xD6, 0xD7, 0xD8))
+
+
+def _too_long(what: str) -> WireError:
+    return WireError("frame.too_long", what)
+
+
+def scan_payload(data: bytes, max_depth: int = MAX_DEPTH, max_values: int = MAX_VALUES) -> bool:
+    """Walk the msgpack headers of one payload without building anything; return whether it
+    holds a float (refused later, once the seq is read: `frame.float`).
+
+    Raises WireError for what msgpack must never be asked to build: `frame.too_deep` (a value
+    deeper than `max_depth`), `frame.too_long` (a declared length over its cap, or more than
+    `max_values` values), `frame.ext`, `frame.malformed` (reserved byte 0xc1, a long string
+    that is not UTF-8), `frame.truncated`, `frame.trailing`, `frame.empty`. The first
+    problem in byte order names the code, so one frame gets one code. Cost: one Python step
+    per value, at most `max_values` of them."""
+    n = len(data)
+    if n == 0:
+        raise WireError("frame.empty", "empty payload")
+    fixed = _FIXED_SIZES
+    i = 0
+    left = 1                  # values still to read in the innermost open list or map
+    stack: list[int] = []     # `left` of the enclosing ones
+    values = 1
+    floats = False
+    try:
+        while True:
+            while left:
+                b = data[i]
+                s = fixed[b]
+                if s:
+                    i += s
+                    left -= 1
+                    continue
+                left -= 1
+                if 0x80 <= b <= 0x9F:                        # fixmap, fixarray
+                    count = b & 0x0F
+                    if b < 0x90:
+                        count *= 2
+                    i += 1
+                elif b == 0xC4:                               # bin8
+                    i += 2 + data[i + 1]
+                    continue
+                elif b in (0xDC, 0xDD, 0xDE, 0xDF):           # array16/32, map16/32
+                    if b & 1:
+                        count = _U32.unpack_from(data, i + 1)[0]
+                        i += 5
+                    else:
+                        count = _U16.unpack_from(data, i + 1)[0]
+                        i += 3
+                    if count > MAX_LIST:
+                        raise _too_long(f"a {'map' if b >= 0xDE else 'list'} of {count} "
+                                        f"items (the cap is {MAX_LIST})")
+                    if b >= 0xDE:
+                        count *= 2
+                elif b in (0xC5, 0xC6):                       # bin16/32
+                    size = (_U16 if b == 0xC5 else _U32).unpack_from(data, i + 1)[0]
+                    if size > MAX_BIN:
+                        raise _too_long(f"bytes of length {size} (the cap is {MAX_BIN})")
+                    i += (3 if b == 0xC5 else 5) + size
+                    continue
+                elif b in (0xD9, 0xDA, 0xDB):                 # str8/16/32
+                    if b == 0xD9:
+                        size, head = data[i + 1], 2
+                    elif b == 0xDA:
+                        size, head = _U16.unpack_from(data, i + 1)[0], 3
+                    else:
+                        size, head = _U32.unpack_from(data, i + 1)[0], 5
+                    if size > MAX_STR_BYTES:
+                        raise _too_long(f"a string of {size} bytes (the cap is {MAX_STR} "
+                                        f"characters, {MAX_STR_BYTES} bytes)")
+                    end = i + head + size
+                    if size > MAX_STR:
+                        if end > n:
+                            raise WireError("frame.truncated", "the msgpack value is cut short")
+                        try:
+                            chars = len(data[i + head:end].decode("utf-8"))
+                        except UnicodeDecodeError as exc:
+                            raise WireError("frame.malformed",
+                                            f"a string is not UTF-8 ({exc.reason})") from None
+                        if chars > MAX_STR:
+                            raise _too_long(f"a string of {chars} characters (the cap is "
+                                            f"{MAX_STR})")
+                    i = end
+                    continue
+                elif b in (0xCA, 0xCB):                       # float32/64
+                    floats = True
+                    i += 5 if b == 0xCA else 9
+                    continue
+                elif b in _EXT:
+                    raise WireError("frame.ext", "msgpack extension types are not allowed")
+                else:                                         # 0xc1
+                    raise WireError("frame.malformed", f"reserved byte 0x{b:02x}")
+                if count:
+                    if len(stack) >= max_depth:
+                        raise WireError("frame.too_deep",
+                                        f"lists and maps nested deeper than {max_depth}")
+                    values += count
+                    if values > max_values:
+                        raise _too_long(f"more than {max_values} values in one frame")
+                    stack.append(left)
+                    left = count
+            if not stack:
+                break
+            left = stack.pop()
+    except (IndexError, struct.error):
+        raise WireError("frame.truncated", "the msgpack value is cut short") from None
+    if i > n:
+        raise WireError("frame.truncated", "the msgpack value is cut short")
+    if i < n:
+        raise WireError("frame.trailing", "bytes after the msgpack value")
+    return floats
+
+
 def _pairs_hook(pairs: list[tuple[Any, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in pairs:
-        if not isinstance(k, str):
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[Any] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise WireError("frame.map_key", f"map key {k!r} appears twice")
+            seen.add(k)
+    for k in out:
+        if type(k) is not str:
             raise WireError("frame.map_key", f"map key {k!r} is not a string")
-        if k in out:
-            raise WireError("frame.map_key", f"map key {k!r} appears twice")
-        out[k] = v
     return out
 
 
@@ -190,19 +369,21 @@ def _ext_hook(code: int, data: bytes) -> Any:
     raise WireError("frame.ext", f"msgpack extension type {code} is not allowed")
 
 
-def unpack(payload: bytes, max_size: int = MAX_FRAME, check: bool = True) -> WireValue:
-    """Decode exactly one msgpack value with the pinned options; WireError on anything else.
-    `check=False` leaves the value walk (floats, depth) to the caller."""
+def decode_payload(payload: bytes, max_size: int = MAX_FRAME) -> tuple[WireValue, bool]:
+    """Decode exactly one msgpack value with the pinned options and the protocol's caps
+    (WireError on anything else); returns it and whether it holds a float, which the caller
+    refuses once it has read the seq."""
     if len(payload) == 0:
         raise WireError("frame.empty", "empty payload")
     if len(payload) > max_size:
         raise WireError("frame.too_large", f"{len(payload)} bytes > cap {max_size}", fatal=True)
+    floats = scan_payload(payload)
     try:
         value = msgpack.unpackb(
             payload, raw=False, use_list=True, strict_map_key=False,
             object_pairs_hook=_pairs_hook, ext_hook=_ext_hook, timestamp=0,
-            max_str_len=max_size, max_bin_len=max_size, max_array_len=max_size,
-            max_map_len=max_size, max_ext_len=max_size,
+            max_str_len=MAX_STR_BYTES, max_bin_len=MAX_BIN, max_array_len=MAX_LIST,
+            max_map_len=MAX_LIST, max_ext_len=0,
         )
     except WireError:
         raise
@@ -219,11 +400,18 @@ def unpack(payload: bytes, max_size: int = MAX_FRAME, check: bool = True) -> Wir
         if "incomplete" in text:
             raise WireError("frame.truncated", "the msgpack value is cut short") from None
         if "exceeds max" in text or "_len" in text:
-            raise WireError("frame.too_large", text, fatal=False) from None
+            raise WireError("frame.too_long", text) from None
         raise WireError("frame.malformed", text) from None
     except Exception as exc:  # msgpack can raise TypeError etc. on hostile input
         raise WireError("frame.malformed", f"{type(exc).__name__}: {exc}") from None
-    if check:
+    return value, floats
+
+
+def unpack(payload: bytes, max_size: int = MAX_FRAME, check: bool = True) -> WireValue:
+    """Decode exactly one msgpack value with the pinned options; WireError on anything else.
+    `check=False` leaves floats to the caller."""
+    value, floats = decode_payload(payload, max_size)
+    if check and floats:
         check_wire_value(value)
     return value
 
@@ -238,35 +426,79 @@ def frame_bytes(payload: bytes, max_size: int = MAX_FRAME) -> bytes:
 
 
 class FrameDecoder:
-    """Bytes in (any chunking, one byte at a time included), whole payloads out.
+    """Bytes in (any chunking, one byte at a time included), whole payloads out, one at a
+    time if the caller wants to stop in between (the rest stays queued).
 
-    A length above `max_size` raises a fatal WireError: the caller sends the error frame and
-    drops the connection, since nothing after that length can be trusted.
+    Each length prefix is checked as soon as its 4 bytes are in, before any of its payload
+    is kept: a length above `max_size` raises a fatal WireError (`frame.too_large`); the
+    caller sends the error frame and drops the connection, since nothing after that length
+    can be trusted. So the buffer never holds more than one frame's worth beyond what the
+    caller has not taken yet.
     """
 
     def __init__(self, max_size: int = MAX_HELLO_FRAME) -> None:
         self.max_size = max_size
         self._buf = bytearray()
+        self._start = 0           # first byte not yet handed out
+        self._scan = 0            # first byte of the first frame not yet complete
+        self._ready: deque[tuple[int, int]] = deque()   # (offset, length) of whole frames
+        self.completed = 0
+        """Whole frames found so far (a frame deadline restarts when this moves)."""
 
-    def feed(self, data: bytes) -> list[bytes]:
+    def push(self, data: bytes) -> None:
+        """Take bytes in; index every frame they complete (WireError: a length over the cap)."""
         self._buf += data
-        out: list[bytes] = []
-        while len(self._buf) >= HEADER.size:
-            (length,) = HEADER.unpack_from(self._buf)
+        buf, scan = self._buf, self._scan
+        while len(buf) - scan >= HEADER.size:
+            (length,) = HEADER.unpack_from(buf, scan)
             if length > self.max_size:
+                del buf[scan:]
                 raise WireError("frame.too_large",
                                 f"frame of {length} bytes announced, the cap is {self.max_size}",
                                 fatal=True)
-            if len(self._buf) < HEADER.size + length:
+            if len(buf) - scan - HEADER.size < length:
                 break
-            out.append(bytes(self._buf[HEADER.size:HEADER.size + length]))
-            del self._buf[:HEADER.size + length]
+            self._ready.append((scan + HEADER.size, length))
+            self.completed += 1
+            scan += HEADER.size + length
+        self._scan = scan
+
+    def next_payload(self) -> bytes | None:
+        """The next whole payload, or None if none is complete yet."""
+        if not self._ready:
+            return None
+        offset, length = self._ready.popleft()
+        payload = bytes(self._buf[offset:offset + length])
+        self._start = offset + length
+        if not self._ready:
+            del self._buf[:self._start]
+            self._scan -= self._start
+            self._start = 0
+        return payload
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """push(data), then every whole payload."""
+        self.push(data)
+        out: list[bytes] = []
+        while (payload := self.next_payload()) is not None:
+            out.append(payload)
         return out
 
     @property
+    def ready(self) -> int:
+        """Whole payloads queued, not yet taken."""
+        return len(self._ready)
+
+    @property
+    def partial(self) -> int:
+        """Bytes of a frame that has started but is not complete."""
+        return len(self._buf) - self._scan
+
+    @property
     def pending(self) -> int:
-        """Bytes of an incomplete frame held back (non-zero at EOF = a truncated frame)."""
-        return len(self._buf)
+        """Bytes held back: queued payloads and an incomplete frame (non-zero at EOF = a
+        truncated frame, or frames never handled)."""
+        return len(self._buf) - self._start
 
 
 # --------------------------------------------------------------------------- field types
@@ -470,7 +702,8 @@ class Registry:
             "protocol_versions": list(PROTOCOL_VERSIONS),
             "frame": {"header": "uint32 big-endian payload length", "max_frame": MAX_FRAME,
                       "max_hello_frame": MAX_HELLO_FRAME, "max_str": MAX_STR,
-                      "max_list": MAX_LIST, "max_depth": MAX_DEPTH,
+                      "max_str_bytes": MAX_STR_BYTES, "max_bin": MAX_BIN,
+                      "max_list": MAX_LIST, "max_depth": MAX_DEPTH, "max_values": MAX_VALUES,
                       "envelope": {"type": "str", "seq": "uint", "body": "map"}},
             "types": TYPE_GRAMMAR,
             "messages": {
@@ -533,11 +766,8 @@ class Frame:
         return {"type": self.type, "seq": self.seq, "body": self.body}
 
 
-def read_envelope(payload: bytes, max_size: int = MAX_FRAME) -> tuple[str, int, dict[str, Any]]:
-    """Decode a payload and check the envelope (the seq is readable after this). The value
-    walk (floats …) comes after the seq check (`accept_payload`), so such a frame still
-    consumes its seq and the sender's numbering stays in step."""
-    value = unpack(payload, max_size, check=False)
+def _read_envelope(payload: bytes, max_size: int) -> tuple[str, int, dict[str, Any], bool]:
+    value, floats = decode_payload(payload, max_size)
     if not isinstance(value, dict):
         raise WireError("frame.not_map", f"the payload is a {type(value).__name__}, not a map")
     seq = value.get("seq")
@@ -551,7 +781,23 @@ def read_envelope(payload: bytes, max_size: int = MAX_FRAME) -> tuple[str, int, 
         raise WireError("frame.envelope", "seq is not an unsigned integer")
     if not isinstance(value["body"], dict):
         raise WireError("frame.envelope", "body is not a map", ref=ref)
-    return value["type"], value["seq"], value["body"]
+    return value["type"], value["seq"], value["body"], floats
+
+
+def read_envelope(payload: bytes, max_size: int = MAX_FRAME) -> tuple[str, int, dict[str, Any]]:
+    """Decode a payload and check the envelope (the seq is readable after this). A float is
+    refused after the seq check (`accept_payload`), so such a frame still consumes its seq
+    and the sender's numbering stays in step; everything `scan_payload` refuses consumes
+    nothing (the seq cannot be read without decoding what it refuses to decode)."""
+    mtype, seq, body, _ = _read_envelope(payload, max_size)
+    return mtype, seq, body
+
+
+def _refuse_floats(body: Mapping[str, Any], seq: int) -> None:
+    try:
+        check_wire_value(body, "body", 1)
+    except WireError as exc:
+        raise WireError(exc.code, exc.message, ref=seq) from None
 
 
 def validate_body(reg: Registry, mtype: str, seq: int, body: Mapping[str, Any],
@@ -570,8 +816,9 @@ def validate_body(reg: Registry, mtype: str, seq: int, body: Mapping[str, Any],
 def decode_frame(payload: bytes, sender: str, reg: Registry | None = None,
                  max_size: int = MAX_FRAME) -> Frame:
     """Payload → validated Frame (no seq bookkeeping: that is per connection)."""
-    mtype, seq, body = read_envelope(payload, max_size)
-    check_wire_value(body, "body", 1)
+    mtype, seq, body, floats = _read_envelope(payload, max_size)
+    if floats:
+        _refuse_floats(body, seq)
     validate_body(reg or registry(), mtype, seq, body, sender)
     return Frame(mtype, seq, body)
 
@@ -599,15 +846,13 @@ class SeqCounter:
 
 def accept_payload(payload: bytes, sender: str, counter: SeqCounter, reg: Registry | None = None,
                    max_size: int = MAX_FRAME) -> Frame:
-    """The receiving pipeline of one payload, in the order PROTOCOL.md specifies: codec →
-    envelope → seq (a readable, right seq is consumed even if the body is then refused) →
-    type known → sender allowed → fields."""
-    mtype, seq, body = read_envelope(payload, max_size)
+    """The receiving pipeline of one payload, in the order PROTOCOL.md specifies: headers
+    (`scan_payload`) and codec → envelope → seq (a readable, right seq is consumed even if
+    the body is then refused) → no float → type known → sender allowed → fields."""
+    mtype, seq, body, floats = _read_envelope(payload, max_size)
     counter.check(seq)
-    try:
-        check_wire_value(body, "body", 1)
-    except WireError as exc:
-        raise WireError(exc.code, exc.message, ref=seq) from None
+    if floats:
+        _refuse_floats(body, seq)
     validate_body(reg or registry(), mtype, seq, body, sender)
     return Frame(mtype, seq, body)
 

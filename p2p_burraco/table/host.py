@@ -371,8 +371,7 @@ class HostTable:
         replica = self.replica
         if replica is None or self.stage != "hand" or replica.deal.phase != "reveal":
             return False
-        return all(replica.due(s) != "reveal" or s in replica.lost
-                   for s in range(self.n_seats))
+        return replica.seeds_in()
 
     # ------------------------------------------------------------------ timeouts
     def set_connected(self, seat: int, connected: bool, t: int) -> list[Outgoing]:
@@ -408,7 +407,7 @@ class HostTable:
         replica = self.replica
         assert replica is not None
         owed = self.due_kind[seat]
-        if owed is None or seat in replica.lost:
+        if owed is None or seat in replica.gone:
             return None
         rules = self.rules
         if not self.connected[seat]:

@@ -137,6 +137,7 @@ class HandReplica:
         self.auto_turn: set[int] = set()
         self.stop: Stop | None = None
         self.lost: dict[int, tuple[str, int]] = {}   # seat → (why it is out, log index)
+        self.gone: set[int] = set()     # seats nobody waits for (away past grace, stalled)
         self.bad_public: list[int] = []
         self._token = 0
         self._aud: tuple[int, list[frozenset[int]]] | None = None
@@ -173,6 +174,13 @@ class HandReplica:
         everyone, public = self.everyone, self.deal.public_cards
         return [p for p, a in enumerate(self.audience_all()) if a == everyone
                 and p not in public]
+
+    def seeds_in(self) -> bool:
+        """Play is over and every seed the hand needs is in: a seat gone (away past its
+        grace, or stalled) owes none, any other must reveal or time out."""
+        if self.deal.phase != "reveal":
+            return False
+        return all(self.due(s) != "reveal" or s in self.gone for s in range(self.n_seats))
 
     def keys_due(self, seat: int) -> tuple[list[tuple[int, list[int]]], dict[int, list[int]]]:
         return self.deal.keys_due(seat, self.audience)
@@ -410,8 +418,11 @@ class HandReplica:
                 self.auto_turn.add(seat)                               # TABLE-3
         elif kind in ("match_clock", "grace"):
             self._lose(seat, kind, index)                              # TABLE-2/4, 6
+            if kind == "grace":
+                self.gone.add(seat)
         elif kind == "step":
             self.lost.setdefault(seat, ("stall", index))
+            self.gone.add(seat)
             self._stop(Stop("stall", seat, index, "a protocol step withheld past its "
                                                   "deadline [TABLE-5]"))
         self._token += 1

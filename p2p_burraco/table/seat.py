@@ -477,8 +477,7 @@ class SeatClient:
         replica = self.replica
         if replica is None or replica.deal.phase != "reveal":
             return False
-        return all(replica.due(s) != "reveal" or s in replica.lost
-                   for s in range(replica.n_seats))
+        return replica.seeds_in()
 
     def _audit(self) -> HandAudit:
         """This seat's own verdict and outcome of the hand (the whole audit)."""
