@@ -56,7 +56,7 @@ MAX_LIST = 4096
 """Most items in a list, and most entries in a map."""
 MAX_DEPTH = 16
 """Deepest nesting of lists and maps in a frame (the envelope map is depth 0, body 1)."""
-MAX_VALUES = 1 << 16
+MAX_VALUES = 1 << 15
 """Most msgpack values in one frame (every list item, map key and map value, and the root)."""
 INT_MIN, INT_MAX = -(1 << 63), (1 << 64) - 1
 
@@ -105,7 +105,7 @@ ERROR_CODES: dict[str, str] = {
     "frame.map_key": "a map key that is not a string, or a key repeated in one map",
     "frame.too_deep": "lists and maps nested deeper than 16",
     "frame.too_long": "a string over 4096 characters (16 KiB), bytes over 64 KiB, a list or "
-                      "map over 4096 items, or more than 65536 values in the frame",
+                      "map over 4096 items, or more than 32768 values in the frame",
     "frame.not_map": "the payload is not a map",
     "frame.envelope": "the map is not exactly {type: str, seq: uint, body: map}",
     # sequence numbers

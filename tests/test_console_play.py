@@ -117,7 +117,7 @@ def test_play_burraco_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
     assert s["verdict"] == "fair", s
     assert s["errors"] == [], s
     assert s["seat"] == 0 and s["moves"] > 3 and s["mine"] > 3, s
-    assert (tmp_path / "tables").is_dir()   # the host kept the hand's record
+    assert (tmp_path / "play" / "matches").is_dir()   # the host kept the hand's record
 
 
 @pytest.mark.slow

@@ -58,8 +58,13 @@ def finish(procs: list[subprocess.Popen[str]]) -> list[tuple[int, str, str]]:
     return out
 
 
+def match_dirs(data_dir: Path) -> list[Path]:
+    """Each match's own directory (`<date>-<match id>`)."""
+    return sorted(d for d in (data_dir / "matches").iterdir() if d.is_dir())
+
+
 def verify_all(data_dir: Path) -> list[Path]:
-    files = sorted((data_dir / "tables").rglob("*.p2pb"))
+    files = sorted((data_dir / "matches").rglob("hand-*.p2pb"))
     assert files, f"no transcript under {data_dir}"
     proc = subprocess.run(_cli("verify", *map(str, files)), capture_output=True, text=True,
                           timeout=120)
@@ -74,7 +79,8 @@ def run_match(tmp_path: Path, host_args: list[str], n_bots: int) -> list[tuple[i
     results = finish([*bots, host])
     for rc, out, err in results:
         assert rc == 0, f"exit {rc}\n{out}\n{err[-3000:]}"
-    assert (host_dir / "tables" / "t1" / "result.json").exists()
+    (match,) = match_dirs(host_dir)
+    assert (match / "result.json").exists() and (match / "journal.p2pj").exists()
     verify_all(host_dir)
     return results
 
@@ -96,8 +102,9 @@ def test_host_seats_its_own_bots_over_loopback(tmp_path: Path) -> None:
                              "--hands", "1")
     ((rc, out, err),) = finish([host])
     assert rc == 0, err[-2000:]
-    assert "table t1: over after 1 hand(s)" in out
-    result = json.loads((host_dir / "tables" / "t1" / "result.json").read_text())
+    assert "table t1: 1 hand(s)" in out
+    (match,) = match_dirs(host_dir)
+    result = json.loads((match / "result.json").read_text())
     assert [s["bot"] for s in result["seats"]] == [True, True]
     verify_all(host_dir)
 
@@ -110,7 +117,7 @@ def test_join_with_no_host_fails_clearly(tmp_path: Path) -> None:
         port = s.getsockname()[1]       # a port nobody listens on once closed
     proc = subprocess.run(_cli("join", f"127.0.0.1:{port}", "--bot"), capture_output=True,
                           text=True, timeout=30)
-    assert proc.returncode == 1 and "cannot reach" in proc.stderr
+    assert proc.returncode == 1 and "cannot reach the host" in proc.stderr
 
 
 def test_join_refuses_a_bad_address() -> None:

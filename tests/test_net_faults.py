@@ -1,9 +1,10 @@
 """Bad input and faults on a running table, with no reactor: every malformed, oversized or
 truncated frame, unknown message, wrong field type, message out of turn or out of phase,
-illegal action, bad signature and replayed sequence number gets an error frame with a stable
-code; the table's state is unchanged; the host keeps serving every other peer and the hand
-still finishes fair. A dropped peer is waited for; one that does not return voids the hand
-and the match goes on."""
+illegal action, bad signature and replayed sequence number gets a stable code (an `error`
+frame, or the host's signed `refusal` for a table message); the table's public state is
+unchanged; the host keeps serving every other peer and the hand still finishes fair. A
+dropped peer is waited for; one that does not return mid-hand has abandoned (TABLE-6,
+TABLE-9); one away between hands past its grace is replaced by a host bot."""
 
 from __future__ import annotations
 
@@ -47,9 +48,12 @@ class Table:
         self.other = self.peers[1 - self.mover_seat]
 
     def snapshot(self) -> Any:
+        """The public state (a logged refusal adds an entry to the log but changes nothing
+        else: the log length is left out)."""
         d = self.room.driver
-        return (len(d.deal.log), d.stage, d.relayed, json.dumps(
-            wire.to_json_value(d.hand.public_view()), sort_keys=True), d.hand.to_move)
+        hand = d.replica.hand
+        return (d.stage, json.dumps(wire.to_json_value(hand.public_view()), sort_keys=True),
+                hand.to_move)
 
     def raw(self, peer: PeerNode, value: Any, seq: int | None = None) -> None:
         """Write a frame from `peer`'s connection, unvalidated."""
@@ -60,9 +64,18 @@ class Table:
         conn.transport.write(wire.frame_bytes(msgpack.packb(value, use_bin_type=True)))
 
     def signed(self, peer: PeerNode, wire_action: dict[str, Any]) -> dict[str, Any]:
+        """An action signed with the seat's key at its next seq, bypassing its own judge
+        (an honest SeatClient would refuse to sign a bad one)."""
         client = peer.seat_client
+        dealer = client._dealer
         action = client.hand.action_from_wire(wire_action)
-        return client._action_message(action)
+        hidden = [(p, c) for p, c in action.shown() if p not in dealer.deal.public_cards]
+        return signing.sign(client._identity, dealer.unsigned(
+            "action", action=action.to_wire(), **dealer.proofs(hidden)))
+
+    def unjudged(self, peer: PeerNode, mtype: str, **fields: Any) -> dict[str, Any]:
+        dealer = peer.seat_client._dealer
+        return signing.sign(peer.seat_client._identity, dealer.unsigned(mtype, **fields))
 
     def table_frame(self, peer: PeerNode, msg: dict[str, Any]) -> None:
         body = {k: v for k, v in msg.items() if k != "type"}
@@ -93,7 +106,7 @@ def _illegal_discard(t: Table) -> dict[str, Any]:
 def _replayed_commit(t: Table) -> dict[str, Any]:
     """The mover's commitment again, at its old seq but with other content, validly signed
     (an exact copy of an accepted entry is a no-op: see test_table_resend.py)."""
-    old = next(e for e in t.room.driver.deal.log
+    old = next(e for e in t.room.driver.log
                if e["type"] == "commit" and e["seat"] == t.mover_seat)
     return signing.sign(t.mover.seat_client._identity, {**old, "commitment": bytes(32)})
 
@@ -113,8 +126,8 @@ CASES: dict[str, tuple[Callable[[Table], None], str, str]] = {
                          "mover", "frame.float"),
     "out of turn": (lambda t: t.table_frame(t.other, t.signed(t.other, {"kind": "draw"})),
                     "other", "table.not_your_turn"),
-    "out of phase": (lambda t: t.table_frame(
-        t.mover, t.mover.seat_client._dealer.make_reveal()), "mover", "table.wrong_phase"),
+    "out of phase": (lambda t: t.table_frame(t.mover, t.unjudged(
+        t.mover, "reveal", seed=bytes(32))), "mover", "table.wrong_phase"),
     "illegal action": (lambda t: t.table_frame(t.mover, _illegal_discard(t)),
                        "mover", "table.illegal_action"),
     "bad signature": (lambda t: t.table_frame(t.mover, {
@@ -151,10 +164,13 @@ def test_bad_input_is_refused_state_unchanged_and_the_hand_goes_on(tmp_path: Pat
         assert err["rule"], "an illegal action names its rule id"
     assert t.snapshot() == before
     assert not bystander.events
+    assert refused.seat_client is None or not refused.seat_client.halted
+    assert bystander.seat_client is None or not bystander.seat_client.halted
     bystander.conn.send("list_tables", {})       # the host keeps serving the others
     t.net.pump()
     t.finish()
-    files = sorted((tmp_path / "tables" / "t1").glob("*.p2pb"))
+    (records,) = (tmp_path / "matches").iterdir()
+    files = sorted(records.glob("hand-*.p2pb"))
     assert files and cli_main(["verify", *map(str, files)]) == 0
 
 
@@ -206,11 +222,14 @@ def test_a_dropped_peer_within_grace_resumes_mid_hand(tmp_path: Path) -> None:
     assert t2.room.slots[1 - t2.mover_seat].conn is not None
     t2.finish()
     assert all(not p.events for p in t2.peers)
-    files = sorted((tmp_path / "b" / "tables" / "t1").glob("*.p2pb"))
+    (records,) = (tmp_path / "b" / "matches").iterdir()
+    files = sorted(records.glob("hand-*.p2pb"))
     assert cli_main(["verify", *map(str, files)]) == 0
 
 
-def test_a_peer_lost_past_grace_voids_the_hand_and_a_bot_takes_the_seat(tmp_path: Path) -> None:
+def test_a_peer_lost_past_grace_mid_hand_abandons_the_match(tmp_path: Path) -> None:
+    """TABLE-6, TABLE-9, BRISCOLA-24: a seat gone mid-hand past its grace has abandoned —
+    a signed `grace` timeout — and its side loses the match; leaving does not void the hand."""
     net = Loopback()
     ctls = [HoldingController(bot("briscola", i)) for i in range(2)]
     for c in ctls:
@@ -225,22 +244,45 @@ def test_a_peer_lost_past_grace_voids_the_hand_and_a_bot_takes_the_seat(tmp_path
     net.pump()
     assert room.slots[lost].conn is None and room.slots[lost].taken
     net.advance(9.0)
-    assert room.driver.stage == "play"           # still waiting for it
-    net.advance(2.0)                             # grace over: void, bot seated, next hand
+    assert room.driver.stage == "hand"           # still waiting for it
     ctls[mover].hold = False
     if ctls[mover].parked is not None:
         ctls[mover].release()
-    for _ in range(100):
+    for _ in range(30):
         net.advance(1.0)
         if peers[mover].done.called:
             break
     assert peers[mover].done.called
-    assert room.status == "over" and room.hands_played == 2
-    assert room.slots[lost].name.startswith("bot-")
-    records = room.driver.records
-    assert records[0].result.reason == "void" and records[1].result.reason != "void"
-    files = sorted((tmp_path / "tables" / "t1").glob("*.p2pb"))
-    assert len(files) == 2
+    (records,) = (tmp_path / "matches").iterdir()
+    result = json.loads((records / "result.json").read_text())
+    assert result["reason"] == "abandonment"
+    assert result["standings"]["winner"] == mover
+    assert result["last_hand"]["outcome"]["kind"] == "abandon"
+    assert result["last_hand"]["outcome"]["cause"] == "grace"
+    assert result["last_hand"]["outcome"]["seat"] == lost
+
+
+def test_a_seat_away_between_hands_is_waited_for_then_a_bot_takes_it(tmp_path: Path) -> None:
+    """TABLE-6: no hand is dealt to an absent seat; past the grace a host bot sits there."""
+    net = Loopback()
+    ctls = [HoldingController(bot("briscola", i)) for i in range(2)]
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", variant="smazzate", players=2,
+                     hands=2, seed=4, grace=10.0)
+    host, peers = start_table(net, cfg, ctls, bot_controller=lambda: bot("briscola", 9))
+    room = host.lobby.tables["t1"]
+    # play the first hand through, then drop seat 1 between hands
+    for _ in range(50):
+        if room.driver is not None and room.driver.hand_no >= 1:
+            break
+        net.advance(0.5)
+    if room.status != "playing":
+        pytest.skip("the match was decided in one hand")
+    assert room.driver.hand_no == 1
+    peers[1].disconnect()
+    net.pump()
+    dealt = room.driver.hand_no
+    net.advance(5.0)
+    assert room.driver.hand_no == dealt and room.driver.stage in ("between", "hand")
 
 
 def test_idle_connections_are_dropped(tmp_path: Path) -> None:

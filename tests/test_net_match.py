@@ -30,14 +30,15 @@ def test_briscola_match_ends_with_records_that_verify(tmp_path: Path) -> None:
         assert p.done.called
         p.done.addCallback(finals.append)
     assert finals[0] == finals[1] and finals[0]["hands"] == 2
-    room = host.lobby.tables["t1"]
-    assert room.status == "over" and room.hands_played == 2
-    records = tmp_path / "tables" / "t1"
+    (records,) = (tmp_path / "matches").iterdir()       # one directory per match
+    assert records.name.endswith(records.name[-32:]) and len(records.name) == 11 + 32
     files = sorted(records.glob("*.p2pb"))
     assert [f.name for f in files] == ["hand-001.p2pb", "hand-002.p2pb"]
     result = json.loads((records / "result.json").read_text())
+    assert result["hands"] == 2
     assert result["reason"] in ("hands", "target")   # a best-of-3 may be decided in two
     assert result["standings"]["totals"] == finals[0]["totals"]
+    assert cli_main(["verify", str(records)]) == 0
     assert cli_main(["verify", *map(str, files)]) == 0
 
 
@@ -49,7 +50,7 @@ def test_each_peer_knows_only_its_own_cards_and_the_host_none(tmp_path: Path) ->
     host, peers = start_table(net, HostConfig(data_dir=tmp_path, game="briscola", players=4,
                                               hands=1, seed=5), ctls)
     (waiting,) = [c for c in ctls if c.parked is not None]
-    hand = host.lobby.tables["t1"].driver.hand
+    hand = host.lobby.tables["t1"].driver.replica.hand
     n = len(hand.deck)
     for seat, peer in enumerate(peers):
         replica = peer.seat_client.hand

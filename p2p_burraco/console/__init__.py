@@ -62,7 +62,9 @@ async def run_console_peer(args: argparse.Namespace,
     up; it starts the peer with the console model as its SeatController. It may return
     None, an awaitable, a Deferred, or an object with a `done` Deferred; a failure is shown
     in the console, which stays open so the person can read it. On quit, a returned object
-    with `disconnect()` (or `close()`) is told to leave.
+    with `disconnect()` (or `close()`) is told to leave. A returned object with
+    `request_abandon()` (a `PeerNode`) becomes the model's `on_abandon` hook: the console's
+    `abandon` command, once confirmed, signs the seat's abandonment through it (TABLE-9).
     """
     from .app import create_application
 
@@ -89,6 +91,9 @@ async def run_console_peer(args: argparse.Namespace,
         except Exception as exc:  # noqa: BLE001 — refused config, unreachable host: shown, not raised
             failed(exc)
             return
+        abandon = getattr(handle, "request_abandon", None)
+        if callable(abandon) and model.on_abandon is None:
+            model.on_abandon = abandon
         waitable = getattr(handle, "done", handle)
         if hasattr(waitable, "addCallbacks"):
             waitable.addCallbacks(finished, failed)

@@ -25,7 +25,9 @@ def create_application(model: ConsoleModel, input: Input | None = None,
         style=STYLE,
         full_screen=True,
         mouse_support=False,
-        refresh_interval=0.5,  # cards unlock without events while the deal runs
+        # redraw twice a second: the clocks count down (TABLE-1/2) and cards unlock
+        # while the deal runs, without any event arriving
+        refresh_interval=0.5,
         input=input,
         output=output,
     )

@@ -47,6 +47,8 @@ class Command:
     key: str = ""
     intent: bool = False
     """True for game commands: the handler only returns an Intent (no side effects)."""
+    help_it: str = ""
+    """The help in Italian, where the English words alone would not do."""
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -63,12 +65,13 @@ _BY_WORD: dict[str, Command] = {}
 
 def command(name: str, *, aliases: Sequence[str] = (), args: str = "", help: str,
             complete: Completer | None = None, games: Sequence[str] = BOTH,
-            key: str = "", intent: bool = False) -> Callable[[Handler], Handler]:
+            key: str = "", intent: bool = False,
+            help_it: str = "") -> Callable[[Handler], Handler]:
     """Register a command (decorator). A word may name only one command."""
 
     def register(fn: Handler) -> Handler:
         cmd = Command(name, tuple(aliases), args, help, fn, complete, tuple(games), key,
-                      intent)
+                      intent, help_it)
         for word in cmd.words:
             if word in _BY_WORD:
                 raise ValueError(f"console word {word!r} registered twice")
@@ -91,6 +94,9 @@ def commands_for(game: str | None) -> list[Command]:
 def run_command(model: ConsoleModel, line: str) -> bool:
     """Run one typed line. Errors — unknown words, a refused action with its rule id —
     land in `model.error` and change nothing. Returns True when the line was accepted."""
+    if model.confirming is not None:
+        # a question waits (abandon?): this line answers it, and nothing else is run
+        return model.answer(line)
     words = line.split()
     if not words:
         return False
@@ -123,7 +129,7 @@ def dry_run(model: ConsoleModel, line: str) -> tuple[bool, str] | None:
     """Check a half-typed game command on a copy, without staging or sending anything:
     (accepted?, what to show) — or None when there is nothing to say yet."""
     words = line.split()
-    if not words or not model.my_turn:
+    if not words or not model.my_turn or model.confirming is not None:
         return None
     cmd = lookup(words[0])
     if cmd is None or not cmd.intent or (model.game is not None and model.game not in cmd.games):
@@ -360,6 +366,15 @@ def _score(model: ConsoleModel, args: list[str]) -> None:
     model.panel = "score"
 
 
+@command("abandon", aliases=("abbandona",),
+         help="give up the match: your side loses it (asks first) [TABLE-9]",
+         help_it="abbandona la partita: la tua squadra la perde (chiede conferma)")
+def _abandon(model: ConsoleModel, args: list[str]) -> None:
+    if args:
+        raise ConsoleError("abandon takes no words: type abandon, then confirm")
+    model.ask_abandon()
+
+
 @command("quit", aliases=("esci", "exit"), help="leave the table", key="C-q")
 def _quit(model: ConsoleModel, args: list[str]) -> None:
     model.quit()
@@ -372,13 +387,16 @@ def help_lines(game: str | None, word: str | None = None) -> list[str]:
         if cmd is None:
             raise ConsoleError(f"no command '{word}'")
         lines = [f"{cmd.usage()}  —  {cmd.help}"]
+        if cmd.help_it:
+            lines.append("in italiano: " + cmd.help_it)
         if cmd.aliases:
             lines.append("also: " + ", ".join(cmd.aliases))
         if cmd.key:
             lines.append("key: " + cmd.key)
         return lines
     cmds = commands_for(game)
-    lines = [f"{cmd.usage():<15}{cmd.key:<6}{cmd.help}" for cmd in cmds]
+    lines = [f"{cmd.usage():<15}{cmd.key:<6}{cmd.help}" +
+             (f" · {cmd.help_it}" if cmd.help_it else "") for cmd in cmds]
     lines.append("Italian: " + ", ".join(f"{a}={c.name}" for c in cmds for a in c.aliases[:1]))
     lines.append("Keys: ←/→ move over your hand, Space selects, Enter does the hinted action, "
                  "Tab completes, ↑/↓ history, Esc closes. A number names a card of your hand "

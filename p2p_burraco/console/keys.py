@@ -19,6 +19,7 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
     kb = KeyBindings()
     empty = buffer_empty()
     panel_open = Condition(lambda: model.panel is not None)
+    asking = Condition(lambda: model.confirming is not None)
     briscola = Condition(lambda: model.game == "briscola")
 
     @kb.add("left", filter=empty)
@@ -46,7 +47,11 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
         def _play_n(event: KeyPressEvent, n: str = digit) -> None:
             run_command(model, f"play {n}")
 
-    @kb.add("escape", filter=panel_open)
+    @kb.add("escape", filter=asking)
+    def _cancel(event: KeyPressEvent) -> None:
+        model.cancel_question()
+
+    @kb.add("escape", filter=panel_open & ~asking)
     def _close(event: KeyPressEvent) -> None:
         model.panel = None
 
@@ -57,6 +62,8 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
 
         @kb.add(key)
         def _run(event: KeyPressEvent, name: str = cmd.name) -> None:
+            if name == "quit":
+                model.cancel_question()   # leaving needs no answer to a pending question
             if name == "help" and model.panel == "help" or name == "score" and model.panel == "score":
                 model.panel = None
             else:
@@ -64,6 +71,7 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
 
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
+        model.cancel_question()
         run_command(model, "quit")
 
     return kb

@@ -3,7 +3,8 @@ the model at each redraw, so a network event only has to update the model and in
 
 Fits 100×30 and up:
 
-    title: game · hand · whose turn · scores · status
+    title: game · hand · whose turn and its clock · scores · status
+    banner (only when needed): host at fault · abandon? · host unreachable · ⚠ clock
     ┌ table (melds / pile / trick …) ───────────────┬ seats ─────────────┐
     │                                                │ scores             │
     │ staging area (Burraco)                         │ log | help | score │
@@ -39,8 +40,8 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 
 from .commands import complete_line, dry_run, help_lines, run_command
-from .model import ConsoleModel
-from .views import Line, clip, flow, presenter_for, wrap_text
+from .model import ConsoleModel, format_ms
+from .views import Line, clip, flow, labelled, presenter_for, wrap_text
 
 RIGHT_WIDTH = 34
 """Columns of the right-hand column (seats, scores, log) at any screen width."""
@@ -99,8 +100,13 @@ def create_command_buffer(model: ConsoleModel) -> Buffer:
 
 
 def run_line(model: ConsoleModel, text: str) -> None:
-    """Run a typed line (empty: the default action) and redraw."""
+    """Run a typed line (empty: the default action) and redraw. While a question waits
+    (abandon?), the line answers it, an empty one too."""
     line = text.strip()
+    if model.confirming is not None:
+        run_command(model, line)
+        model.invalidate()
+        return
     if not line:
         action = presenter_for(model).default_action(model)
         if action is None:
@@ -126,15 +132,61 @@ def title_line(model: ConsoleModel, width: int) -> list[Line]:
         who = st.to_move
         turn = "your turn" if who == model.seat else f"{model.seat_name(who)} to move"
         parts.append(("class:title.turn", f" · ▶ {turn} ({st.phase})"))
+        clock = model.clock
+        left = model.clock_left_ms()
+        if clock is not None and left is not None and clock.seat == who \
+                and clock.kind in ("turn", "match_clock"):
+            warn = model.clock_warning() is not None
+            parts.append(("class:title.warn" if warn else "class:title.clock",
+                          f" ⏱ {format_ms(left)}"))
     elif st is not None and st.is_over:
         parts.append(("class:title", " · hand over"))
     if model.standings:
         parts.append(("class:title", " · score " + model.score_brief()))
     if model.status:
-        parts.append(("class:title.status", " · " + model.status))
+        alert = model.link_alert is not None
+        parts.append(("class:title", " · "))
+        parts.append(("class:title.alert" if alert else "class:title.status", model.status))
     used = sum(len(t) for _, t in parts)
     parts.append(("class:title", " " * max(0, width - used)))
     return [clip(parts, width)]
+
+
+def banner_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The line under the title that must not be missed (model.banner), padded to the
+    width so its colour spans the screen; nothing when all is well."""
+    banner = model.banner()
+    if banner is None:
+        return []
+    style, text = banner
+    return [clip([(f"class:{style}", f" {text} ".ljust(width))], width)]
+
+
+def clock_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The running clock (TABLE-1) and each seat's match clock (TABLE-2), for the right
+    column; nothing while no clock runs and match clocks are off."""
+    out: list[Line] = []
+    text = model.clock_text()
+    if text is not None:
+        clock = model.clock
+        assert clock is not None
+        if model.clock_warning() is not None:
+            style = "class:clock.warn"
+        elif clock.seat == model.seat and clock.kind in ("turn", "match_clock"):
+            style = "class:clock.mine"
+        elif clock.kind in ("step", "grace"):
+            style = "class:clock.step"
+        else:
+            style = "class:clock"
+        out.append(clip([("class:label", "⏱ "), (style, text)], width))
+    matches = model.match_clock_texts()
+    if matches:
+        items: list[Line] = []
+        for seat, left in matches:
+            style = "class:seat.me" if seat == model.seat else "class:clock"
+            items.append([(style, f"{model.seat_name(seat)[:10]} {left}")])
+        out += labelled("match ", items, width, sep="  ")
+    return out
 
 
 def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
@@ -184,6 +236,7 @@ def right_lines(model: ConsoleModel, width: int, height: int | None) -> list[Lin
     """Seats, then the log of what everyone did (its newest lines)."""
     pres = presenter_for(model)
     head = pres.seat_lines(model, width)
+    head += clock_lines(model, width)
     head.append([("class:rule", "─" * width)])
     log: list[Line] = []
     for entry in model.log:
@@ -268,8 +321,12 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
         Window(FormattedTextControl([("class:prompt", "> ")]), width=2, dont_extend_width=True),
         Window(BufferControl(buffer=buffer), height=1),
     ])
+    banner = ConditionalContainer(
+        _window(lambda w, h: banner_lines(model, w), height=1),
+        filter=Condition(lambda: model.banner() is not None))
     root = HSplit([
         _window(lambda w, h: title_line(model, w), height=1),
+        banner,
         body,
         _window(lambda w, h: hint_line(model, w), height=1),
         _window(lambda w, h: message_line(model, w, buffer.text), height=1),

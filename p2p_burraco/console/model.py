@@ -15,7 +15,11 @@ methods; `invalidate` is the only link back to the screen.
 
 from __future__ import annotations
 
+import asyncio
 import collections
+import math
+import re
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +37,52 @@ SUIT_ORDER: dict[Suit | None, int] = {
     Suit.DENARI: 0, Suit.BASTONI: 1, Suit.COPPE: 2, Suit.SPADE: 3,
     None: 9,  # the joker sorts last
 }
+
+
+CLOCK_KINDS = ("turn", "match_clock", "step", "grace")
+"""The clocks the host runs (PROTOCOL.md § 8.11): a move (TABLE-1), a seat's whole match
+(TABLE-2), an automatic step (TABLE-5), an absent seat's grace (TABLE-6)."""
+
+CLOCK_RULE = {"turn": "TABLE-1", "match_clock": "TABLE-2", "step": "TABLE-5",
+              "grace": "TABLE-6"}
+
+ABANDON_QUESTION = ("Abandon the match? Your side loses it [TABLE-9]. Type abandon again "
+                    "(or yes) to confirm — anything else cancels")
+ABANDON_CONFIRM = frozenset({"abandon", "abbandona", "yes", "y", "si", "sì"})
+ABANDON_OFFLINE = ("abandoning is not available offline (nobody is waiting for you here): "
+                   "quit (Ctrl-Q) leaves the table")
+
+
+def loop_time() -> float:
+    """The event loop's clock (monotonic), or the monotonic clock outside a loop."""
+    try:
+        return asyncio.get_running_loop().time()
+    except RuntimeError:
+        return time.monotonic()
+
+
+def format_ms(ms: float) -> str:
+    """A time left as m:ss (h:mm:ss past an hour), rounded up: 0:00 only when none is left."""
+    secs = max(0, math.ceil(ms / 1000))
+    hours, rest = divmod(secs, 3600)
+    mins, secs = divmod(rest, 60)
+    return f"{hours}:{mins:02d}:{secs:02d}" if hours else f"{mins}:{secs:02d}"
+
+
+@dataclass
+class ClockState:
+    """The host's latest `clock` notice (display only, never evidence) and when it arrived
+    on the event loop's clock: the console counts down from there."""
+
+    seat: Seat | None
+    kind: str
+    ms: int | None
+    match_ms: list[int]
+    warn_ms: int
+    at: float
+
+    def elapsed_ms(self, now: float) -> float:
+        return max(0.0, (now - self.at) * 1000)
 
 
 class ConsoleError(ValueError):
@@ -120,17 +170,39 @@ class ConsoleModel:
         self.outcomes: list[HandOutcome] = []
         self.match_over = False
         self.quit_requested = False
+        # clocks (TABLE-1/2): the latest notice, counted down locally; paused while the
+        # host is unreachable (it stops the clocks meanwhile and restarts them)
+        self.now: Callable[[], float] = loop_time
+        self.clock: ClockState | None = None
+        self._clock_paused_at: float | None = None
+        # the link and the match's fate: shown in the banner under the title
+        self.link_alert: str | None = None     # "host unreachable, retrying…"
+        self.fault: str | None = None          # the host is at fault (TABLE-10)
+        self.confirming: str | None = None     # a question waiting for its answer
+        self.abandoned = False
+        self._hand_open = False                # between hand_started and hand_ended
+        self._log_count = 0                    # lines ever logged (the deque forgets)
+        self._hand_mark = 0                    # _log_count when this hand started
         # links to the screen and the app (set by create_application / run_console_peer)
         self.invalidate: Callable[[], None] = lambda: None
         self.on_quit: Callable[[], None] = lambda: None
+        self.on_abandon: Callable[[], bool | None] | None = None
+        """Set by whoever connects the peer (`run_console_peer`): sign `abandon` (TABLE-9);
+        False when there is no match to abandon. None offline: abandoning is not offered."""
 
     # ------------------------------------------------------------------ SeatController
     def hand_started(self, state: HandState, seat: Seat) -> None:
-        """A new hand: forget the old staging, keep names, scores and log."""
+        """A new hand: forget the old staging, keep names, scores and log.
+
+        The same hand may start again while we think it is in progress: the seat's program
+        was rebuilt (a restart, a resync) and replays the hand's log. The table is then
+        redrawn from the new replica, and the action lines logged since the hand began are
+        dropped, since the replay logs them again."""
+        number = self._hand_number()
+        resumed = self._hand_open and number in (None, self.hand_no)
         self.state = state
         self.seat = seat
         self.game = state.game
-        self.hand_no += 1
         self.staged.clear()
         self.outbox.clear()
         self.in_flight = None
@@ -138,9 +210,38 @@ class ConsoleModel:
         self.selected.clear()
         self.cursor = 0
         self.error = None
-        self.log_line(f"— hand {self.hand_no} starts (dealer: {self.seat_name(state.dealer)}) —",
-                      "log.hand")
+        self.progress = None
+        if resumed:
+            self._forget_hand_actions()
+            self.log_line(f"— hand {self.hand_no} resumed: the table is rebuilt from the "
+                          "host's log —", "log.hand")
+        else:
+            self.hand_no = number if number is not None else self.hand_no + 1
+            self._hand_mark = self._log_count
+            self.log_line(f"— hand {self.hand_no} starts (dealer: "
+                          f"{self.seat_name(state.dealer)}) —", "log.hand")
+        self._hand_open = True
         self.refresh()
+        self.invalidate()
+
+    def _hand_number(self) -> int | None:
+        """This hand's number from the table's standings (hands played, void hands, + 1),
+        so a console started mid-match numbers hands as the table does; None if unknown."""
+        st = self.standings or {}
+        hands = st.get("hands")
+        if not isinstance(hands, int) or isinstance(hands, bool):
+            return None
+        voids = st.get("voids")
+        return hands + (voids if isinstance(voids, int) else 0) + 1
+
+    def _forget_hand_actions(self) -> None:
+        """Drop the action lines logged since this hand started (a replay repeats them)."""
+        lines = list(self.log)
+        since = min(len(lines), max(0, self._log_count - self._hand_mark))
+        keep = len(lines) - since
+        tail = [ln for ln in lines[keep:] if ln.action is None]
+        self.log = collections.deque(lines[:keep] + tail, maxlen=LOG_LINES)
+        self._log_count = self._hand_mark + len(tail)
 
     def your_turn(self, state: HandState, seat: Seat, submit: Submit) -> None:
         """Our move: either continue sending queued steps or wait for the person."""
@@ -197,21 +298,30 @@ class ConsoleModel:
             if mine:
                 self.in_flight = None  # the table applied our step to the replica
             self.progress = None
-            self.log.append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
-                                    seat=seat if isinstance(seat, int) else None, action=text))
+            self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
+                                 seat=seat if isinstance(seat, int) else None, action=text))
         elif kind == "standings":
             self.standings = {k: v for k, v in event.items() if k != "type"}
             if isinstance(self.standings.get("target"), int):
                 self.target = self.standings["target"]
+        elif kind == "clock":
+            self._on_clock(event)
         elif kind == "status":
-            text = str(event.get("text", ""))
-            self.status = link_state(text)
-            self.log_line(text, "log.status")
+            self._on_status(str(event.get("text", "")))
         elif kind == "log":
-            self.log_line(str(event.get("text", "")), str(event.get("style", "")))
+            text = str(event.get("text", ""))
+            text, style = self._on_table_line(text, str(event.get("style", "")))
+            self.log_line(text, style)
         elif kind == "error":
             self.error = str(event.get("text", event.get("message", "error")))
-            self.log_line(self.error, "log.error")
+            style = "log.error"
+            if is_host_fault(self.error):
+                self.fault = self.error
+                style = "log.fault"
+            self.log_line(self.error, style)
+        elif kind == "void":
+            text = str(event.get("text", "the hand is void"))
+            self.log_line(text if "TABLE-8" in text else text + " [TABLE-8]", "log.void")
         elif isinstance(event.get("text"), str):  # any other event that speaks for itself
             self.log_line(event["text"], "log.status")
         self.refresh()
@@ -225,6 +335,7 @@ class ConsoleModel:
         self.staged.clear()
         self.in_flight = None
         self.progress = None
+        self._hand_open = False
         outcome = HandOutcome(self.hand_no, result, verdict, list(self.names))
         self.outcomes.append(outcome)
         if self.standings is None or "totals" not in self.standings or self.standings.get("hands", -1) != len(self.outcomes):
@@ -244,6 +355,228 @@ class ConsoleModel:
         self.log_line("— match over: " + self.standings_text() + " —", "log.hand")
         self.message = "match over: " + self.standings_text() + "  (quit to leave)"
         self.invalidate()
+
+    # ------------------------------------------------------------------ clocks
+    def _on_clock(self, event: dict[str, Any]) -> None:
+        """The host's clock notice: which seat's clock runs and how much it has left now."""
+        seat = event.get("seat")
+        ms = event.get("ms")
+        match_ms = event.get("match_ms") or []
+        warn = event.get("warn_ms")
+        self.clock = ClockState(
+            seat=seat if isinstance(seat, int) else None,
+            kind=str(event.get("kind") or "none"),
+            ms=int(ms) if isinstance(ms, (int, float)) and seat is not None else None,
+            match_ms=[int(m) for m in match_ms if isinstance(m, (int, float))]
+            if isinstance(match_ms, list) else [],
+            warn_ms=int(warn) if isinstance(warn, (int, float)) else 0,
+            at=self.now())
+        self._clock_paused_at = None   # a fresh notice: the host's clocks run again
+
+    def _clock_time(self, now: float | None) -> float:
+        """The time the countdown has reached: `now`, or the moment it was paused."""
+        if self._clock_paused_at is not None:
+            return self._clock_paused_at
+        return self.now() if now is None else now
+
+    def _pause_clock(self) -> None:
+        if self.clock is not None and self._clock_paused_at is None:
+            self._clock_paused_at = self.now()
+
+    def _resume_clock(self) -> None:
+        if self.clock is not None and self._clock_paused_at is not None:
+            self.clock.at += max(0.0, self.now() - self._clock_paused_at)
+        self._clock_paused_at = None
+
+    @property
+    def clock_paused(self) -> bool:
+        return self._clock_paused_at is not None
+
+    def clock_left_ms(self, now: float | None = None) -> int | None:
+        """Milliseconds left on the running clock, or None when no clock runs."""
+        c = self.clock
+        if c is None or c.seat is None or c.ms is None:
+            return None
+        return max(0, int(c.ms - c.elapsed_ms(self._clock_time(now))))
+
+    def match_clock_ms(self, seat: Seat, now: float | None = None) -> int | None:
+        """What is left of `seat`'s clock for the whole match (TABLE-2), None when off. The
+        seat whose move runs spends it while the move's clock runs."""
+        c = self.clock
+        if c is None or not 0 <= seat < len(c.match_ms):
+            return None
+        left = float(c.match_ms[seat])
+        if seat == c.seat and c.kind in ("turn", "match_clock") and c.ms is not None:
+            left -= c.elapsed_ms(self._clock_time(now))
+        return max(0, int(left))
+
+    def clock_text(self, now: float | None = None) -> str | None:
+        """The running clock in words: `your move 1:23`, `Bob's move 0:42`, `Bob's step
+        0:25`, `Bob away: grace 1:40` (with `, paused` while the host is unreachable)."""
+        left = self.clock_left_ms(now)
+        c = self.clock
+        if left is None or c is None or c.seat is None:
+            return None
+        mine = c.seat == self.seat
+        who = "your" if mine else f"{self.seat_name(c.seat)}'s"
+        if c.kind in ("turn", "match_clock"):
+            text = f"{who} move {format_ms(left)}"
+            if c.kind == "match_clock":
+                text += " (match clock)"
+        elif c.kind == "step":
+            text = f"{'your program' if mine else self.seat_name(c.seat)}: step {format_ms(left)}"
+        elif c.kind == "grace":
+            text = f"{'you' if mine else self.seat_name(c.seat)} away: grace {format_ms(left)}"
+        else:
+            text = f"{who} {c.kind} {format_ms(left)}"
+        return text + (", paused" if self.clock_paused else "")
+
+    def clock_warning(self, now: float | None = None) -> str | None:
+        """`⚠ 12 s left …` while less than `warn_ms` is left on OUR move's clock (TABLE-1)
+        or match clock (TABLE-2); None otherwise."""
+        c = self.clock
+        left = self.clock_left_ms(now)
+        if c is None or left is None or c.seat != self.seat or self.seat is None \
+                or c.kind not in ("turn", "match_clock") or left >= c.warn_ms:
+            return None
+        secs = math.ceil(left / 1000)
+        if c.kind == "match_clock":
+            return f"⚠ {secs} s left on your match clock: then your side loses the match [TABLE-2]"
+        if self.game == "briscola":
+            return f"⚠ {secs} s left for your move: then your side loses the match [TABLE-4]"
+        return f"⚠ {secs} s left for your move: then a bot plays the rest of your turn [TABLE-3]"
+
+    def match_clock_texts(self, now: float | None = None) -> list[tuple[Seat, str]]:
+        """Each seat's match clock (TABLE-2) as shown, when the table runs them."""
+        c = self.clock
+        if c is None or not c.match_ms:
+            return []
+        out = []
+        for seat in range(len(c.match_ms)):
+            left = self.match_clock_ms(seat, now)
+            if left is not None:
+                out.append((seat, format_ms(left)))
+        return out
+
+    def banner(self, now: float | None = None) -> tuple[str, str] | None:
+        """The one line under the title that must not be missed: (style class, text) — a
+        host at fault, a question, the host unreachable, our clock running out."""
+        if self.fault:
+            return "banner.fault", self.fault
+        if self.confirming == "abandon":
+            return "banner.confirm", ABANDON_QUESTION
+        if self.link_alert:
+            return "banner.link", "⚠ " + self.link_alert + (
+                " — the clocks are paused" if self.clock_paused else "")
+        warn = self.clock_warning(now)
+        if warn:
+            return "banner.warn", warn
+        return None
+
+    # ------------------------------------------------------------------ link and log lines
+    def _on_status(self, text: str) -> None:
+        """A line from the network layer: the link's state in the title bar; while the host
+        is unreachable, a banner (one log line, updated, not one per retry)."""
+        state = link_state(text)
+        self.status = state
+        style = "log.status"
+        if state == "reconnecting…":
+            self.link_alert = text
+            self._pause_clock()
+            style = "log.link"
+            last = self.log[-1] if self.log else None
+            if last is not None and last.style == "log.link" and last.action is None:
+                self.log[-1] = LogLine(text, style)
+                return
+        elif state == "online":
+            if self.link_alert:
+                style = "log.link"
+            self.link_alert = None
+            self._resume_clock()
+        elif state == "disconnected":
+            self.link_alert = text
+            self.clock = None
+            self._clock_paused_at = None
+            style = "log.error"
+        self.log_line(text, style)
+
+    def _on_table_line(self, text: str, style: str) -> tuple[str, str]:
+        """A log line from the table, styled by what it says (timeouts, faults), with seat
+        numbers turned into names. A timeout of our own seat ends our turn here too."""
+        m = _TIMEOUT_RE.match(text)
+        if m:
+            seat, kind = int(m.group(1)), m.group(2)
+            rule = CLOCK_RULE.get(kind)
+            who = "you" if seat == self.seat else f"{self.seat_name(seat)} (seat {seat})"
+            text = f"{who} ran out of time ({kind})" + (f" [{rule}]" if rule else "")
+            if seat == self.seat:
+                self._submit = None          # too late: that turn is no longer ours
+                self.in_flight = None
+                self.outbox.clear()
+                self.staged.clear()
+                self.message = f"your time ran out ({kind})" + (f" [{rule}]" if rule else "")
+            return text, style or "log.timeout"
+        if is_host_fault(text):
+            self.fault = text
+            return text, style or "log.fault"
+        low = text.lower()
+        if "time ran out" in low or "timeout" in low or "abandon" in low:
+            return text, style or "log.timeout"
+        return text, style
+
+    # ------------------------------------------------------------------ abandon (TABLE-9)
+    def ask_abandon(self) -> None:
+        """First step of `abandon`: ask, change nothing. Refused when there is nothing to
+        abandon, or offline (no peer: nobody else's match is at stake)."""
+        if self.on_abandon is None:
+            raise ConsoleError(ABANDON_OFFLINE)
+        if self.match_over:
+            raise ConsoleError("the match is over: there is nothing to abandon")
+        if self.abandoned:
+            raise ConsoleError("you have already abandoned this match")
+        self.confirming = "abandon"
+        self.error = None
+        self.message = ABANDON_QUESTION
+
+    def answer(self, line: str) -> bool:
+        """The line typed while a question waits: confirms it (`abandon`, `abbandona`,
+        `yes`, `sì`) or cancels it (anything else, an empty line too; nothing else is run).
+        True when it confirmed and the hook accepted."""
+        question, self.confirming = self.confirming, None
+        words = line.split()
+        if question != "abandon":
+            return False
+        if len(words) != 1 or words[0].lower() not in ABANDON_CONFIRM:
+            self.error = None
+            self.message = "not abandoned: the match goes on"
+            return False
+        return self._abandon()
+
+    def cancel_question(self) -> None:
+        if self.confirming is not None:
+            self.answer("")
+
+    def _abandon(self) -> bool:
+        hook = self.on_abandon
+        if hook is None:
+            self.error = ABANDON_OFFLINE
+            return False
+        try:
+            ok = hook()
+        except Exception as exc:  # noqa: BLE001 — the peer's trouble is shown, not raised
+            self.error = f"could not abandon: {exc}"
+            self.log_line(self.error, "log.error")
+            return False
+        if ok is False:
+            self.error = "there is no match to abandon right now"
+            return False
+        self.abandoned = True
+        self.staged.clear()
+        self.error = None
+        self.message = "you abandoned the match: your side loses it [TABLE-9]"
+        self.log_line(self.message, "log.timeout")
+        self.refresh()
+        return True
 
     # ------------------------------------------------------------------ derived state
     @property
@@ -499,7 +832,11 @@ class ConsoleModel:
 
     def log_line(self, text: str, style: str = "") -> None:
         for part in text.splitlines() or [""]:
-            self.log.append(LogLine(part, style))
+            self._append(LogLine(part, style))
+
+    def _append(self, line: LogLine) -> None:
+        self.log.append(line)
+        self._log_count += 1
 
     def result_lines(self, outcome: HandOutcome) -> list[str]:
         res = outcome.result
@@ -565,10 +902,19 @@ class ConsoleModel:
         self.on_quit()
 
 
+_TIMEOUT_RE = re.compile(r"^seat (\d+) ran out of time \((\w+)\)$")
+
+
+def is_host_fault(text: str) -> bool:
+    """A line saying the host is at fault (TABLE-10): the match stops for us."""
+    low = text.lower()
+    return "host is at fault" in low or "table-10" in low
+
+
 def link_state(text: str) -> str:
     """A status line from the network, boiled down to the word the title bar shows."""
     low = text.lower()
-    for words, state in ((("lost", "reconnect"), "reconnecting…"),
+    for words, state in ((("lost", "reconnect", "unreachable", "retrying"), "reconnecting…"),
                          (("released", "disconnect", "failed", "refused"), "disconnected"),
                          (("connected", "back at", "seat"), "online")):
         if any(w in low for w in words):

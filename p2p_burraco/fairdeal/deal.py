@@ -237,7 +237,7 @@ class PublicDeal:
     def _check_commit(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
         self._need_phase("commit")
         if seat in self.commitments:
-            raise DealError("table.replayed_seq", f"seat {seat} has already committed")
+            raise DealError("table.not_due", f"seat {seat} has already committed")
         for name in ("commitment", "x25519"):
             v = msg.get(name)
             if not isinstance(v, bytes) or len(v) != 32:
@@ -394,7 +394,7 @@ class PublicDeal:
     def _check_reveal(self, msg: Mapping[str, Any], seat: int, audience: Audience | None) -> None:
         self._need_phase("reveal")
         if seat in self.seeds or seat in self.bad_reveals:
-            raise DealError("table.replayed_seq", f"seat {seat} has already revealed")
+            raise DealError("table.not_due", f"seat {seat} has already revealed")
         seed = msg.get("seed")
         if not isinstance(seed, bytes) or len(seed) != SEED_BYTES:
             raise DealError("table.bad_message", "a seed is 32 bytes")

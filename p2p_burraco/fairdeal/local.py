@@ -16,7 +16,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from . import signing
 from .audit import Verdict, audit_log
-from .deal import CHAIN_CODES, Audience, DealError, PublicDeal
+from .deal import CHAIN_CODES, SEAT_TYPES, Audience, DealError, PublicDeal
 from .seat import SeatDealer
 from .transcript import Transcript
 
@@ -76,6 +76,7 @@ class LocalTable:
         self.seats = [SeatDealer(s, identities[s], seeds[s], self.hand_start)
                       for s in range(len(seeds))]
         self.audience = audience
+        self.relayed = 1        # log entries the seats have (the hand_start they start from)
 
     @classmethod
     def new(cls, n_seats: int, deck_id: str, n_cards: int, audience: Audience,
@@ -95,43 +96,53 @@ class LocalTable:
         try:
             self.gate.check(msg, sender, self.audience)
         except DealError as exc:
-            if exc.code not in CHAIN_CODES:     # validly placed in its chain: logged
-                self.refuse(msg, exc)
+            mtype = msg.get("type")
+            if exc.code not in CHAIN_CODES and mtype in SEAT_TYPES and mtype != "sign_off":
+                self.refuse(msg, exc)           # validly placed in its chain: logged
             if exc.voiding:
                 self.void(exc.code.split(".")[-1], exc.seat, exc.message)
             raise
         index = self.gate.apply(msg)
         if relay:
-            self.relay(msg)
+            self.relay_pending()
         return index
 
     def relay(self, msg: Mapping[str, Any]) -> None:
         for seat in self.seats:
             seat.receive(msg, self.audience)
 
+    def relay_pending(self) -> None:
+        """Relay the log entries the seats have not had yet, in log order — none while the
+        commitments are held (as the host does: no seat commits knowing another's)."""
+        if self.gate.phase == "commit":
+            return
+        log = self.gate.log
+        while self.relayed < len(log):
+            self.relayed += 1
+            self.relay(log[self.relayed - 1])
+
     def refuse(self, msg: Mapping[str, Any], exc: DealError) -> None:
         """The host's signed refusal of a statement validly placed in its seat's chain: a
         log entry carrying the statement, so anyone can judge the refusal later."""
         entry = self.gate.host_statement(self.host, "refusal", seat=int(msg["seat"]),
                                          code=exc.code, message=exc.message, rule=None,
-                                         msg=dict(msg))
+                                         msg=dict(msg), logged=True)
         self.gate.append_host_entry(entry)
-        self.relay(entry)
+        self.relay_pending()
 
     def void(self, reason: str, seat: int | None = None, detail: str = "") -> None:
         """Stop the hand (a signed `hand_void` entry, relayed); seeds are revealed next."""
         entry = self.gate.host_statement(self.host, "hand_void", reason=reason, seat=seat,
                                          detail=detail)
         self.gate.append_host_entry(entry)
-        self.relay(entry)
+        self.relay_pending()
 
     # ------------------------------------------------------------------ the protocol
     def commit_all(self) -> None:
         msgs = [s.make_commit() for s in self.seats]
         for s, m in enumerate(msgs):       # the host holds every commitment first…
             self.post(m, s, relay=False)
-        for m in msgs:                     # …then relays the set
-            self.relay(m)
+        self.relay_pending()               # …then relays the set
 
     def passes(self) -> None:
         while self.gate.phase in ("shuffle", "lock"):
@@ -179,10 +190,18 @@ class LocalTable:
         """Audit at the gate, close the hand, collect every seat's sign-off."""
         verdict = audit_log(self.gate.log)
         head = self.gate.head
-        end = {"type": "hand_end", "hand_id": self.gate.hand_id, "result": {},
-               "verdict": verdict.to_wire(), "transcript_hash": head, "standings": {},
-               "match_over": False}
-        sign_offs = [s.make_sign_off(head) for s in self.seats]
+        hs = self.hand_start
+        # no game here: the result hash (PROTOCOL.md § 8.2) of an empty result whose
+        # outcome is the fair-deal verdict
+        result_hash = hashlib.sha256(b"p2p-burraco/result/v1\x00" + signing.canonical({
+            "match_id": hs["match_id"], "hand_no": hs["hand_no"], "hand_id": hs["hand_id"],
+            "prev_result": hs["prev_result"], "transcript_hash": head, "result": {},
+            "outcome": verdict.to_wire(), "state": {}})).digest()
+        end = signing.sign(self.host, {
+            "type": "hand_end", "hand_id": self.gate.hand_id, "result": {},
+            "verdict": verdict.to_wire(), "transcript_hash": head,
+            "result_hash": result_hash, "standings": {}, "match_over": False})
+        sign_offs = [s.make_sign_off(head, result_hash) for s in self.seats]
         t = Transcript([dict(e) for e in self.gate.log], end, sign_offs)
         return t, verdict
 

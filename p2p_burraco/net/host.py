@@ -26,6 +26,7 @@ from .. import __version__, wire
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol
+from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket
 from .room import TableRoom
 
 log = logging.getLogger(__name__)
@@ -50,13 +51,14 @@ class HostConfig:
     data_dir: Path | None = None
     grace: float = 120.0
     """Seconds a dropped seat is held before it counts as abandoned (TABLE-6)."""
-    handshake_timeout: float = 20.0
+    handshake_timeout: float = 10.0
+    """Seconds from connecting to `ready` (`auth.timeout`)."""
     ping_interval: float = 10.0
     """Seconds between liveness pings to each peer (0: none)."""
     idle_timeout: float = 45.0
     """Drop a connection that sent nothing (not even a pong) for this long."""
     name: str = "host"
-    max_tables: int = 16
+    max_tables: int = 200
     default_table: bool = True
     """Open one table from game/variant/players/target/hands at start."""
     replace_lost_with_bot: bool = True
@@ -66,6 +68,30 @@ class HostConfig:
     match_options: dict[str, Any] = field(default_factory=dict)
     seed: int | None = None
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+    # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
+    max_connections: int = 512
+    """Connections served at once; one more is refused (`conn.too_many`)."""
+    max_per_address: int = 16
+    """Connections from one source address at once (`conn.too_many`)."""
+    frame_timeout: float = 10.0
+    """Seconds from a frame's first byte to its last (`frame.timeout`)."""
+    output_limit: int = 256 * 1024
+    """Unsent bytes to a connection past which the host stops reading it."""
+    slow_reader_timeout: float = 30.0
+    """Seconds a connection may stay past output_limit (`conn.slow_reader`)."""
+    close_timeout: float = 2.0
+    """Seconds a connection closed by a fatal error has to flush before it is aborted."""
+    request_rate: float = 5.0
+    """Request tokens a connection gets back per second (guard.REQUEST_COSTS; `host.busy`)."""
+    request_burst: float = 30.0
+    """Most request tokens a connection holds."""
+    address_share: float = 0.10
+    """Fraction of the host's time the connections of one source address may take (0: no
+    limit); past it they are not read until their budget refills."""
+    address_burst: float = 0.5
+    """Seconds of host time one source address may take at once."""
+    exempt_loopback: bool = True
+    """Connections from this machine are not held to address_share (the caps still apply)."""
     clock: float | None = None
     """Seconds per move (TABLE-1); None: the game's default (90 Burraco, 30 Briscola)."""
     match_clock: float | None = None
@@ -85,9 +111,24 @@ class HostConnection(FrameProtocol):
 
     role = wire.HOST
 
-    def __init__(self, node: HostNode) -> None:
-        super().__init__()
+    def __init__(self, node: HostNode, address: str = "", refused: str | None = None) -> None:
+        super().__init__(node.reactor)
+        cfg = node.config
+        self.frame_timeout = cfg.frame_timeout
+        self.output_limit = cfg.output_limit
+        self.slow_reader_timeout = cfg.slow_reader_timeout
+        self.close_timeout = cfg.close_timeout
         self.node = node
+        self.address = address
+        """The source address (the connection caps and the time budget are per address)."""
+        self.admitted = refused is None
+        """Counted by node.guard (a refused connection only hears why, and is closed)."""
+        self._refused = refused
+        self.requests = TokenBucket(node.reactor, cfg.request_rate, cfg.request_burst)
+        """Lobby queries, resync and ping take from it (guard.REQUEST_COSTS): `host.busy`."""
+        self.budget = node.guard.budget(address) if refused is None else None
+        """The time budget of this connection's address (None: not limited)."""
+        self._budget_call: IDelayedCall | None = None
         self.state = "hello"            # hello → auth → ready
         self.version = 0
         self.peer_name = ""
@@ -101,6 +142,9 @@ class HostConnection(FrameProtocol):
     # --- connection ----------------------------------------------------------------
     def connectionMade(self) -> None:
         super().connectionMade()
+        if self._refused is not None:
+            self.refuse(WireError("conn.too_many", self._refused, fatal=True))
+            return
         if hasattr(self.transport, "setTcpKeepAlive"):
             self.transport.setTcpKeepAlive(1)
         if hasattr(self.transport, "setTcpNoDelay"):
@@ -115,10 +159,39 @@ class HostConnection(FrameProtocol):
                                   fatal=True))
 
     def lost(self, reason: Failure) -> None:
-        if self._timeout is not None and self._timeout.active():
-            self._timeout.cancel()
-        self._timeout = None
+        for call in (self._timeout, self._budget_call):
+            if call is not None and call.active():
+                call.cancel()
+        self._timeout = self._budget_call = None
         self.node.connection_lost(self)
+
+    # --- what this connection may cost -------------------------------------------------
+    def may_process(self) -> bool:
+        """Before each frame: while the address's time budget is spent, stop reading."""
+        budget = self.budget
+        if budget is None or budget.level >= 0:
+            return True
+        self.pause_reading("share")
+        if self._budget_call is None or not self._budget_call.active():
+            self._budget_call = self.node.reactor.callLater(budget.wait(0.0) + 0.001,
+                                                            self._budget_refilled)
+        return False
+
+    def _budget_refilled(self) -> None:
+        self._budget_call = None
+        self.resume_reading("share")
+
+    def spent(self, seconds: float) -> None:
+        if self.budget is not None:
+            self.budget.charge(min(max(seconds, 0.0), 1.0))   # a clock jump is not a cost
+
+    def charge_request(self, frame: Frame) -> None:
+        """Take the request's cost from this connection's bucket, or refuse it (`host.busy`)."""
+        cost = REQUEST_COSTS.get(frame.type)
+        if cost is not None and not self.requests.take(cost):
+            raise WireError("host.busy", f"{frame.type!r} refused: this connection's request "
+                            f"budget is spent; ask again in {self.requests.wait(cost):.1f} s",
+                            ref=frame.seq)
 
     def describe(self) -> str:
         who = self.peer_name or "?"
@@ -145,6 +218,7 @@ class HostConnection(FrameProtocol):
         if t in ("hello", "auth"):
             raise WireError("hello.repeated", f"{t!r} after the handshake", ref=frame.seq)
         if t == "ping":
+            self.charge_request(frame)
             self.send("pong", {"n": frame.body["n"]})
             return
         if t == "pong":
@@ -154,12 +228,14 @@ class HostConnection(FrameProtocol):
             if self.room is None or self.seat is None:
                 raise WireError("lobby.not_seated", f"{t!r} needs a seat at a table",
                                 ref=frame.seq)
+            self.charge_request(frame)        # resync: it re-sends a whole log
             self.room.table_message(self.seat, frame)
             return
         handler = getattr(self.node.lobby, "on_" + t, None)
         if handler is None:
             raise WireError("msg.wrong_sender", f"{t!r} is not a request a host serves",
                             ref=frame.seq)
+        self.charge_request(frame)
         handler(self, frame)
 
     # --- handshake -----------------------------------------------------------------
@@ -204,6 +280,8 @@ class HostConnection(FrameProtocol):
         self._timeout = None
         self.decoder.max_size = wire.MAX_FRAME
         self.node.by_identity[self.peer_identity] = self
+        if self.node.is_own_bot(self.peer_identity):
+            self.budget = None              # the host's own bots are not held to a share
         cfg = self.node.config
         self.start_heartbeat(self.node.reactor, cfg.ping_interval, cfg.idle_timeout)
         room, seat = self.node.lobby.seat_of(self.peer_identity)
@@ -271,6 +349,8 @@ class Lobby:
         b = frame.body
         try:
             room = self.create(b["game"], b["variant"], b["players"], b["target"], b["hands"])
+        except WireError as exc:            # lobby.too_many_tables (a WireError is a ValueError)
+            raise WireError(exc.code, exc.message, ref=frame.seq) from None
         except ValueError as exc:
             raise WireError("lobby.bad_config", str(exc), ref=frame.seq) from None
         conn.send("table_created", {"table": room.id})
@@ -318,6 +398,10 @@ class HostNode(ServerFactory):
         self.all_done: Deferred[None] = Deferred()
         self.by_identity: dict[bytes, HostConnection] = {}
         self.connections: set[HostConnection] = set()
+        self.guard = HostGuard(reactor, GuardLimits(
+            config.max_connections, config.max_per_address, config.address_share,
+            config.address_burst, config.exempt_loopback))
+        """Connection caps per address and in all; each address's time budget."""
         self.lobby = Lobby(self)
         self.port: IListeningPort | None = None
         self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
@@ -331,6 +415,8 @@ class HostNode(ServerFactory):
         self.bot_names: dict[bytes, str] = {}
         self.finished: list[str] = []
         self._bot_count = 0
+        self._pending_bots: list[tuple[str, int | None, str | None]] = []
+        self.open_tables()
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
@@ -384,6 +470,9 @@ class HostNode(ServerFactory):
 
         if self.bot_controller is None:
             raise ValueError("this host has no bot strategy to seat")
+        if self.port is None and self.bot_connector is None:
+            self._pending_bots.append((table_id, seat, name))   # once we listen
+            return None
         if name is None:
             name = self._new_bot_name()
         home = self.data_dir / "host" / "bots" / name
@@ -405,6 +494,12 @@ class HostNode(ServerFactory):
         self.bot_peers.append(peer)
         peer.start()
         return peer
+
+    def start_pending_bots(self) -> None:
+        """Bots asked for before the host listened (restored matches): start them now."""
+        pending, self._pending_bots = self._pending_bots, []
+        for table_id, seat, name in pending:
+            self.add_bot(table_id, seat, name)
 
     def _new_bot_name(self) -> str:
         """A bot name never used under this data directory (its identity is new)."""
@@ -460,11 +555,20 @@ class HostNode(ServerFactory):
         return identity in self.own_bots
 
     def buildProtocol(self, addr: Any) -> HostConnection:
-        conn = HostConnection(self)
-        self.connections.add(conn)
+        """A connection past a cap is still built, to tell it `conn.too_many` and close."""
+        address = str(getattr(addr, "host", "") or "")
+        refused = self.guard.admit(address)
+        conn = HostConnection(self, address, refused)
+        if refused is None:
+            self.connections.add(conn)
+        else:
+            log.info("connection from %s refused: %s", address, refused)
         return conn
 
     def connection_lost(self, conn: HostConnection) -> None:
+        if conn.admitted:
+            conn.admitted = False
+            self.guard.release(conn.address)
         self.connections.discard(conn)
         if self.by_identity.get(conn.peer_identity) is conn:
             del self.by_identity[conn.peer_identity]
@@ -483,7 +587,7 @@ def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | N
     `bot_controller()` makes the SeatController of each bot the host seats."""
     node = HostNode(reactor, config, identity, bot_controller)
     node.port = reactor.listenTCP(config.port, node, interface=config.bind)
-    node.open_tables()
+    node.start_pending_bots()
     return node
 
 

@@ -442,6 +442,10 @@ class PeerNode(ClientFactory):
                             ref=frame.seq)
         client = self._seat_client()
         msg = tm.from_body(frame.type, frame.body)
+        if frame.type == "refusal" and frame.body.get("seat") == self.seat:
+            self.events.append({"code": frame.body["code"], "message": frame.body["message"],
+                                "rule": frame.body["rule"], "fatal": False,
+                                "logged": frame.body["logged"]})
         if self._resyncing and self._resync_batch is not None:
             self._resync_batch.append(msg)
             return
@@ -492,6 +496,16 @@ class PeerNode(ClientFactory):
     def _next_ping(self) -> int:
         self._pings += 1
         return self._pings
+
+    def request_abandon(self, reason: str = "abbandona") -> bool:
+        """The person abandons the match (TABLE-9): the seat signs `abandon` at the first
+        place it can. False when there is no match to abandon."""
+        client = self.seat_client
+        if client is None or self.finished or self.done.called:
+            return False
+        client.request_abandon(reason)
+        self._flush()
+        return True
 
     def seat_released(self) -> None:
         """Our seat went to someone else while we were away: this match is over for us."""

@@ -389,11 +389,12 @@ class HostTable:
         """(when, seat, kind) of the first clock to run out, or None: the net layer calls
         `apply({"e": "expire", "t": when})` then."""
         if self.stage == "signoff":
-            waiting = [s for s in range(self.n_seats) if s not in self.sign_offs
-                       and s not in self.disputes]
+            waiting = self._signoff_waiting()
             if not waiting:
                 return None
-            return (self.signoff_since + self.rules.step_ms, waiting[0], "signoff")
+            away = [s for s in waiting if not self.connected[s]]
+            wait = self.rules.grace_ms if away else self.rules.step_ms
+            return (self.signoff_since + wait, waiting[0], "signoff")
         if self.stage != "hand" or self.replica is None:
             return None
         best: tuple[int, int, str] | None = None
@@ -480,8 +481,14 @@ class HostTable:
             self.turn_since = self.now
 
     def _clock_notice(self) -> list[Outgoing]:
-        """A `clock` message when the running clock changes (display only)."""
-        due = self.next_deadline() if self.stage == "hand" else None
+        """A `clock` message when the move clock changes hands (display only: the automatic
+        steps' deadlines are not shown)."""
+        due = None
+        if self.stage == "hand" and self.replica is not None and self.turn_seat is not None \
+                and self.due_kind[self.turn_seat] == "move":
+            due = self._deadline_of(self.turn_seat)
+        if due is None and self.stage == "hand" and self._clock_shown is not None:
+            return []       # between two moves (keys on their way): keep the last one shown
         seat, kind, ms = (None, "none", None) if due is None else \
             (due[1], due[2], max(0, due[0] - self.now))
         shown = (seat, kind, due[0] if due else None)
@@ -510,6 +517,8 @@ class HostTable:
         self.signoff_since = self.now
         assert self.outcome is not None
         step.lines.append(f"hand {self.hand_no + 1}: {self.outcome.describe()}")
+        if not self._signoff_waiting():
+            self._close_into(step)
 
     def _settle(self, report: HandAudit, full: bool) -> None:
         assert self.replica is not None
@@ -548,9 +557,15 @@ class HostTable:
             (self.sign_offs if agrees else self.disputes)[s] = so
         if seat in self.disputes:
             step.lines.append(f"seat {seat} signed another result of hand {self.hand_no + 1}")
-        if len(self.sign_offs) + len(self.disputes) == self.n_seats:
+        if not self._signoff_waiting():
             self._close_into(step)
         return step
+
+    def _signoff_waiting(self) -> list[int]:
+        """Seats whose sign-off the host still waits for (not a seat gone from the hand)."""
+        gone = self.replica.gone if self.replica is not None else set()
+        return [s for s in range(self.n_seats) if s not in self.sign_offs
+                and s not in self.disputes and s not in gone]
 
     def _close(self) -> Step:
         step = Step()
