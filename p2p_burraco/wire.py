@@ -223,7 +223,7 @@ def pack(value: WireValue) -> bytes:
 _FIXED = bytearray(256)
 """Total size of a value whose first byte fixes it (positive/negative fixint, nil, bools,
 fixstr, ints); 0 for the others."""
-for _b in range(0x00, 0x80):
+for _b in range(0x80):
     _FIXED[_b] = 1
 for _b in range(0xE0, 0x100):
     _FIXED[_b] = 1
@@ -402,7 +402,7 @@ def decode_payload(payload: bytes, max_size: int = MAX_FRAME) -> tuple[WireValue
         if "exceeds max" in text or "_len" in text:
             raise WireError("frame.too_long", text) from None
         raise WireError("frame.malformed", text) from None
-    except Exception as exc:  # msgpack can raise TypeError etc. on hostile input
+    except Exception as exc:  # noqa: BLE001 — msgpack raises TypeError etc. on hostile input
         raise WireError("frame.malformed", f"{type(exc).__name__}: {exc}") from None
     return value, floats
 
@@ -429,11 +429,14 @@ class FrameDecoder:
     """Bytes in (any chunking, one byte at a time included), whole payloads out, one at a
     time if the caller wants to stop in between (the rest stays queued).
 
-    Each length prefix is checked as soon as its 4 bytes are in, before any of its payload
-    is kept: a length above `max_size` raises a fatal WireError (`frame.too_large`); the
-    caller sends the error frame and drops the connection, since nothing after that length
-    can be trusted. So the buffer never holds more than one frame's worth beyond what the
-    caller has not taken yet.
+    A length prefix is checked against `max_size` as soon as its 4 bytes are in and its frame
+    is the next to be handed out — before any of its payload is kept — and a frame queued
+    behind others is checked when it is handed out, at the cap in force then (the handshake
+    raises it: `ready` and the larger frames after it may arrive in one read). A length above
+    the cap raises a fatal WireError (`frame.too_large`); the caller sends the error frame and
+    drops the connection, since nothing after that length can be trusted. No length above
+    `MAX_FRAME` is ever kept waiting. So the buffer holds at most the frames of one read
+    beyond the one being completed.
     """
 
     def __init__(self, max_size: int = MAX_HELLO_FRAME) -> None:
@@ -445,17 +448,23 @@ class FrameDecoder:
         self.completed = 0
         """Whole frames found so far (a frame deadline restarts when this moves)."""
 
+    def _too_large(self, length: int) -> WireError:
+        self._ready.clear()
+        del self._buf[:]
+        self._start = self._scan = 0
+        return WireError("frame.too_large",
+                         f"frame of {length} bytes announced, the cap is {self.max_size}",
+                         fatal=True)
+
     def push(self, data: bytes) -> None:
-        """Take bytes in; index every frame they complete (WireError: a length over the cap)."""
+        """Take bytes in; index every frame they complete (WireError: a length over the cap).
+        `push(b"")` checks the length of a frame begun behind frames just handed out."""
         self._buf += data
         buf, scan = self._buf, self._scan
         while len(buf) - scan >= HEADER.size:
             (length,) = HEADER.unpack_from(buf, scan)
-            if length > self.max_size:
-                del buf[scan:]
-                raise WireError("frame.too_large",
-                                f"frame of {length} bytes announced, the cap is {self.max_size}",
-                                fatal=True)
+            if length > self.max_size and (not self._ready or length > MAX_FRAME):
+                raise self._too_large(length)
             if len(buf) - scan - HEADER.size < length:
                 break
             self._ready.append((scan + HEADER.size, length))
@@ -464,10 +473,13 @@ class FrameDecoder:
         self._scan = scan
 
     def next_payload(self) -> bytes | None:
-        """The next whole payload, or None if none is complete yet."""
+        """The next whole payload, or None if none is complete yet (WireError: a frame queued
+        under a cap it is over)."""
         if not self._ready:
             return None
         offset, length = self._ready.popleft()
+        if length > self.max_size:
+            raise self._too_large(length)
         payload = bytes(self._buf[offset:offset + length])
         self._start = offset + length
         if not self._ready:
@@ -482,6 +494,7 @@ class FrameDecoder:
         out: list[bytes] = []
         while (payload := self.next_payload()) is not None:
             out.append(payload)
+        self.push(b"")
         return out
 
     @property

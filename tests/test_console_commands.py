@@ -8,6 +8,7 @@ import random
 import pytest
 from test_console_driver import Driver, local_table, run_driven
 
+from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.commands import (
     COMMANDS,
     commands_for,
@@ -16,7 +17,6 @@ from p2p_burraco.console.commands import (
     lookup,
     run_command,
 )
-from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.games.base import RuleViolation
 
@@ -54,7 +54,8 @@ def test_every_command_has_help_and_words_are_unique() -> None:
     assert len(words) == len(set(words))
     for word, name in [("pesca", "draw"), ("raccogli", "take"), ("cala", "meld"),
                        ("attacca", "attach"), ("scarta", "discard"), ("gioca", "play"),
-                       ("aiuto", "help"), ("esci", "quit"), ("PESCA", "draw")]:
+                       ("aiuto", "help"), ("esci", "quit"), ("PESCA", "draw"),
+                       ("abbandona", "abandon")]:
         assert lookup(word) is COMMANDS[name], word
 
 

@@ -17,9 +17,9 @@ from prompt_toolkit.layout.mouse_handlers import MouseHandlers
 from prompt_toolkit.layout.screen import Screen, WritePosition
 from prompt_toolkit.output import DummyOutput
 
-from p2p_burraco.console.app import create_application
 from p2p_burraco.bots.controller import BotController
 from p2p_burraco.bots.controller import best_strategy as bot_strategy
+from p2p_burraco.console.app import create_application
 from p2p_burraco.console.localtable import LocalTable
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.selfplay import SelfplayConfig

@@ -10,9 +10,9 @@ import re
 import pytest
 from test_console_driver import local_table, render_screen
 
+from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.commands import run_command
 from p2p_burraco.console.layout import RIGHT_WIDTH
-from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.model import ConsoleModel, sort_key
 
 CARD = re.compile(r"(?:10|[2-9AJQK])[♥♦♣♠]|★")

@@ -32,8 +32,8 @@ def child(game: str, players: int, data_dir: str, seed: int) -> int:
     from test_console_hands import play_burraco_action
     from twisted.internet import reactor
 
-    from p2p_burraco.commands.play import start_play
     from p2p_burraco.bots.controller import best_strategy as bot_strategy
+    from p2p_burraco.commands.play import start_play
     from p2p_burraco.console.model import ConsoleModel
 
     args = argparse.Namespace(game=game, variant=None, players=players, target=None, hands=1,

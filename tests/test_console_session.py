@@ -60,6 +60,10 @@ def test_table_events_reach_the_screen_model() -> None:
     assert model.error == "table.bad_action: nope"
     model.notify({"type": "status", "text": "connection lost, reconnecting…"})
     assert model.status == "reconnecting…"
+    model.notify({"type": "status", "text": "host unreachable, retrying… (4 s so far)"})
+    assert model.status == "reconnecting…" and model.banner() is not None
+    model.notify({"type": "status", "text": "back at t1 as seat 0"})
+    assert model.status == "online" and model.banner() is None
 
 
 def _args(**kw: Any) -> argparse.Namespace:
@@ -119,6 +123,42 @@ def test_run_console_peer_disconnects_on_quit() -> None:
     assert asyncio.run(main()) == 0 and peer.disconnected
 
 
+def test_run_console_peer_wires_abandon_to_the_peer() -> None:
+    """TABLE-9: the handle `connect` returns (a PeerNode) gets the console's `abandon`:
+    typed once, it only asks; typed again, the peer's `request_abandon` runs exactly once."""
+    class Peer:
+        def __init__(self) -> None:
+            self.abandons = 0
+
+        def request_abandon(self) -> bool:
+            self.abandons += 1
+            return True
+
+        def disconnect(self) -> None:
+            pass
+
+    peer = Peer()
+    model = ConsoleModel("Ann", game="briscola")
+    seen: dict[str, int] = {}
+
+    async def main() -> int:
+        with create_pipe_input() as inp:
+            task = asyncio.ensure_future(run_console_peer(
+                _args(), lambda controller: peer, model=model, input=inp,
+                output=SizedOutput()))
+            await asyncio.sleep(0.05)
+            inp.send_text("abbandona\r")
+            await asyncio.sleep(0.05)
+            seen["asked"] = peer.abandons
+            inp.send_text("abandon\r")
+            await asyncio.sleep(0.05)
+            inp.send_text("quit\r")
+            return await asyncio.wait_for(task, 5)
+
+    assert asyncio.run(main()) == 0
+    assert seen["asked"] == 0 and peer.abandons == 1 and model.abandoned
+
+
 def test_play_offline_runs_the_console_against_local_bots() -> None:
     from p2p_burraco.commands.play import run_offline
 
@@ -169,3 +209,55 @@ def test_the_console_never_loads_twisted() -> None:
     proc = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True,
                           text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-500:]
+
+
+def _meld_then_attach(seeds: range) -> tuple[ConsoleModel, Any, Any]:
+    """Our turn after the draw, with a meld in hand and a card to attach to that new meld."""
+    from test_console_driver import local_table
+
+    from p2p_burraco.console.commands import run_command
+
+    for s in seeds:
+        model, table = local_table("burraco", seed=s)
+        table.start()
+        if not model.my_turn or not run_command(model, "draw") or not model.my_turn:
+            continue
+        st, seat = model.state, model.seat
+        for meld in (a for a in st.legal_actions(seat) if a.kind == "meld"):
+            after = st.copy()
+            after.apply(seat, meld)
+            new = {m["id"] for m in after.player_view(seat)["melds"]} - \
+                {m["id"] for m in st.player_view(seat)["melds"]}
+            for att in after.legal_actions(seat):
+                if att.kind == "attach" and str(att).split()[1] in {str(i) for i in new}:
+                    return model, meld, att
+    raise AssertionError("no seed gives a meld and an attachment to it")
+
+
+def test_queued_steps_survive_a_table_that_replaces_its_hand() -> None:
+    """The network seat replaces its replica's hand object at every action and hands the new
+    one over with the next `your_turn` (or in the event's `state`): a step already queued for
+    the table is not dropped because our older replica lacks the step that just landed."""
+    model, meld, attach = _meld_then_attach(range(60))
+    seat = model.seat
+    table_hand = model.state.copy()           # the table's own object from now on
+    model.state = table_hand.copy()           # ours: a copy the table no longer updates
+    sent: list[Any] = []
+    model._submit = sent.append
+    assert model.stage(str(meld)) and model.stage(str(attach))
+    model.send()
+    assert [str(a) for a in sent] == [str(meld)] and [s.text for s in model.outbox] == [str(attach)]
+    shown = model.view_state.player_view(seat)["melds"]
+    table_hand = table_hand.copy()
+    table_hand.apply(seat, meld)              # the table applies it to a new object
+    model.notify({"type": "action", "seat": seat, "action": str(meld)})
+    assert model.error is None, model.error
+    assert [s.text for s in model.outbox] == [str(attach)]
+    assert model.view_state.player_view(seat)["melds"] == shown
+    model.your_turn(table_hand, seat, sent.append)   # the new hand: the queue goes on
+    assert [str(a) for a in sent] == [str(meld), str(attach)] and model.error is None
+    # a table that says which hand is current in the event itself
+    after = table_hand.copy()
+    after.apply(seat, attach)
+    model.notify({"type": "action", "seat": seat, "action": str(attach), "state": after})
+    assert model.state is after and model.error is None and model.preview is None

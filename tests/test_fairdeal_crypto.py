@@ -14,7 +14,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from nacl import bindings as nb
 
-from p2p_burraco.fairdeal import derive, envelope, group, passes, signing
+from p2p_burraco.fairdeal import derive, envelope, group, hand_id_for, passes, signing
+from p2p_burraco.fairdeal.deal import x25519_key_error
 from p2p_burraco.fairdeal.derive import SeatSecrets, commitment
 from p2p_burraco.fairdeal.group import BadPoint
 
@@ -23,6 +24,14 @@ VECTORS = Path(__file__).resolve().parent.parent / "protocol" / "vectors" / "fai
 # A point of order 8 and the identity: libsodium's multiplication must refuse both.
 ORDER8 = bytes.fromhex("c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a")
 IDENTITY = bytes([1]) + bytes(31)
+# X25519 (Montgomery u) keys of small order: 0, 1, the two points of order 8, p - 1 (order
+# 2), and the non-canonical p, p + 1, 2^255 (0 with the ignored top bit set)
+LOW_ORDER_X25519 = [bytes.fromhex(h) for h in (
+    "00" * 32, "01" + "00" * 31,
+    "e0eb7a7c3b41b8ae1656e3faf19fc46ada098deb9c32b1fd866205165f49b800",
+    "5f9c95bca3508c24b1d0b1559c83ef5b04445cc4581c8e86d8224eddd09f1157",
+    "ec" + "ff" * 30 + "7f", "ed" + "ff" * 30 + "7f", "ee" + "ff" * 30 + "7f",
+    "00" * 31 + "80")]
 
 
 def test_hkdf_matches_cryptography() -> None:
@@ -133,6 +142,57 @@ def test_envelope_opens_for_both_ends_and_refuses_tampering() -> None:
         envelope.open_box(q.x25519_private, p.x25519_public, b"h" * 16, 0, 2, 7, [3, 8], box)
 
 
+@pytest.mark.parametrize("key", LOW_ORDER_X25519, ids=lambda k: k.hex()[:8] + k.hex()[-2:])
+def test_low_order_x25519_key_is_named_and_never_sealed_to(key: bytes) -> None:
+    """Every shared secret with a low-order key is zero: `x25519_key_error` names it (the
+    check every replica runs on a commitment), and sealing or opening with it fails cleanly
+    rather than using the all-zero secret."""
+    assert x25519_key_error(key) is not None
+    p = SeatSecrets(b"p" * 32, b"h" * 16, 0, 40)
+    with pytest.raises(envelope.EnvelopeError):
+        envelope.seal(p.x25519_private, key, b"h" * 16, 0, 1, 3, [0], [p.lock_key(0)])
+    with pytest.raises(envelope.EnvelopeError):
+        envelope.open_box(p.x25519_private, key, b"h" * 16, 1, 0, 3, [0], bytes(48))
+
+
+@given(st.binary(min_size=32, max_size=32))
+def test_seed_derived_x25519_keys_are_never_refused(seed: bytes) -> None:
+    assert x25519_key_error(SeatSecrets(seed, b"h" * 16, 0, 5).x25519_public) is None
+
+
+def test_x25519_key_error_needs_32_bytes() -> None:
+    for bad in (b"", b"\x09" * 31, b"\x09" * 33, "09" * 32, None):
+        assert x25519_key_error(bad) == "an X25519 key is 32 bytes"
+
+
+@given(st.lists(st.binary(min_size=32, max_size=32), min_size=2, max_size=6),
+       st.binary(min_size=32, max_size=32), st.data())
+def test_hand_id_binds_the_host_key_and_every_seat_key(seats: list[bytes], host: bytes,
+                                                       data: st.DataObject) -> None:
+    match_id, hand_no = b"m" * 16, 5
+    base = hand_id_for(match_id, hand_no, host, seats)
+    assert len(base) == 16 and base == hand_id_for(match_id, hand_no, host, list(seats))
+    i = data.draw(st.integers(0, len(seats) - 1), label="seat")
+    other = data.draw(st.binary(min_size=32, max_size=32).filter(lambda k: k != seats[i]),
+                      label="key")
+    assert hand_id_for(match_id, hand_no, host, [*seats[:i], other, *seats[i + 1:]]) != base
+    other_host = data.draw(st.binary(min_size=32, max_size=32).filter(lambda k: k != host),
+                           label="host")
+    assert hand_id_for(match_id, hand_no, other_host, seats) != base
+
+
+def test_hand_id_binds_the_match_the_hand_number_and_the_seat_order() -> None:
+    keys = [bytes([s]) * 32 for s in range(4)]
+    host = b"\xff" * 32
+    base = hand_id_for(b"m" * 16, 0, host, keys)
+    others = [hand_id_for(b"n" * 16, 0, host, keys),      # another match
+              hand_id_for(b"m" * 16, 1, host, keys),      # the next hand
+              hand_id_for(b"m" * 16, 0, host, keys[::-1]),  # the same keys at other seats
+              hand_id_for(b"m" * 16, 0, keys[0], [host, *keys[1:]]),   # host and seat swap
+              hand_id_for(b"m" * 16, 0, host, keys[:3])]  # one seat fewer
+    assert len({base, *others}) == 1 + len(others)
+
+
 def test_signatures_are_canonical_and_bind_every_field() -> None:
     key = Ed25519PrivateKey.from_private_bytes(b"k" * 32)
     pub = signing.public_key_bytes(key)
@@ -152,6 +212,8 @@ def _vector_values() -> dict[str, object]:
     secrets = [SeatSecrets(seeds[s], hand_id, s, 40) for s in range(2)]
     pts = group.card_points("italian40", 40)
     locked = group.mul(group.scalar_product([s.lock_key(5) for s in secrets]), pts[17])
+    id_keys = [signing.public_key_bytes(Ed25519PrivateKey.from_private_bytes(bytes([b]) * 32))
+               for b in (0x31, 0x32, 0x33)]      # the host's, then seat 0's and seat 1's
     return {
         "hand_id": hand_id.hex(),
         "seeds": [s.hex() for s in seeds],
@@ -164,6 +226,11 @@ def _vector_values() -> dict[str, object]:
         "lock_keys_pos5": [s.lock_key(5).hex() for s in secrets],
         "locked_card17_at_pos5": locked.hex(),
         "initial_deck_hash_italian40": passes.deck_hash(list(pts)).hex(),
+        "hand_id_v2": {
+            "match_id": hand_id.hex(), "hand_no": 7, "host_key": id_keys[0].hex(),
+            "seat_keys": [k.hex() for k in id_keys[1:]],
+            "hand_id": hand_id_for(hand_id, 7, id_keys[0], id_keys[1:]).hex()},
+        "x25519_low_order_refused": [k.hex() for k in LOW_ORDER_X25519],
     }
 
 
@@ -177,5 +244,8 @@ if __name__ == "__main__":  # regenerate the vectors file after a deliberate cha
     VECTORS.parent.mkdir(parents=True, exist_ok=True)
     VECTORS.write_text(json.dumps({
         "about": "fair-deal crypto vectors (PROTOCOL.md, fair-deal section): two seats, "
-                 "hand_id 00..0f, a 40-card italian deck; card 17 locked at position 5",
+                 "hand_id 00..0f, a 40-card italian deck; card 17 locked at position 5; "
+                 "hand_id_v2: a hand id derived from the match id 00..0f, hand 7, the host's "
+                 "and both seats' Ed25519 keys (private seeds 31.., 32.., 33..); X25519 keys "
+                 "a commitment must be refused for (table.bad_key)",
         "values": _vector_values()}, indent=1) + "\n")

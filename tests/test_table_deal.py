@@ -1,13 +1,14 @@
-"""The opening deal through the real engines: every seat's replica knows exactly its own
-cards and the face-up ones — the cards the seeds put there — and nothing else."""
+"""The opening deal through the real engines (PROTOCOL.md § 8.1, § 8.7): every seat's replica
+knows exactly its own cards and the face-up ones — the cards the seeds put there — and
+nothing else; the host knows the face-up ones only; and what each seat owes next is
+public (`HandReplica.due`)."""
 
 from __future__ import annotations
 
 import pytest
+from test_table_host import make_table, persons
 
 from p2p_burraco.fairdeal.derive import SeatSecrets
-from p2p_burraco.selfplay import SelfplayConfig
-from p2p_burraco.table.inprocess import InProcessTable
 
 
 @pytest.mark.parametrize("game,players,variant", [
@@ -16,14 +17,15 @@ from p2p_burraco.table.inprocess import InProcessTable
 ])
 def test_each_seat_learns_exactly_what_the_rules_entitle_it_to(game: str, players: int,
                                                                variant: str | None) -> None:
-    t = InProcessTable(SelfplayConfig(game=game, variant=variant, players=players, hands=1,
-                                      seed=21, bots=["random"]), audit_at_seats=False)
-    for c in t.controllers:                  # nobody plays: the deal settles, then we look
-        c.your_turn = lambda *args: None     # type: ignore[method-assign]
-    t.post(t.host.start_hand())
+    t = make_table(game, players, seed=21, variant=variant, audit=False)
+    for p in persons(t):                     # nobody plays: the deal settles, then we look
+        p.hold = True
+    t.step({"e": "deal"})
     t.pump()
-    assert t.host.stage == "play" and all(s._ready() for s in t.seats)
-    hs = t.host.deal.log[0]                                     # type: ignore[union-attr]
+    replica = t.host.replica
+    assert replica is not None and replica.stage == "play"
+    assert all(s._ready() for s in t.seats)
+    hs = replica.deal.log[0]
     n = hs["n_cards"]
     assert n == {"burraco": 108 if players <= 4 else 162, "briscola": 40}[game]
     # the truth, from the seats' secrets: the composition of their permutations
@@ -31,17 +33,26 @@ def test_each_seat_learns_exactly_what_the_rules_entitle_it_to(game: str, player
     for s in t.seats:
         perm = SeatSecrets(s._dealer._secrets.seed, hs["hand_id"], s.seat, n).permutation
         order = [order[perm[j]] for j in range(n)]
-    start = t.seats[0].hand
-    assert start is not None
     everyone = frozenset(range(players))
     for s in t.seats:
         hand = s.hand
-        assert hand is not None
+        assert hand is not None and s.replica is not None
+        assert s.replica.deal.head == replica.deal.head       # one log for everyone
         entitled = {p for p in range(n) if s.seat in hand.audience(p)}
         known = {p: hand.card_at(p) for p in range(n) if hand.card_at(p) is not None}
         assert known == {p: order[p] for p in entitled}
         own = {p for p in entitled if hand.audience(p) != everyone}
         per_seat = 11 if game == "burraco" else 3
         assert len(own) == per_seat * (2 if variant == "carte-scoperte" else 1)
-    host_known = {p for p in range(n) if t.host.hand.card_at(p) is not None}  # type: ignore
-    assert host_known == {p for p in range(n) if t.host.hand.audience(p) == everyone}  # type: ignore
+    host_hand = replica.hand
+    host_known = {p: host_hand.card_at(p) for p in range(n) if host_hand.card_at(p) is not None}
+    assert host_known == {p: order[p] for p in range(n) if host_hand.audience(p) == everyone}
+    assert host_known                                         # the face-up card(s)
+    # what is owed is public: only the first player's move, and every node agrees
+    mover = host_hand.to_move
+    assert [replica.due(s) for s in range(players)] == \
+        ["move" if s == mover else None for s in range(players)]
+    for s in t.seats:
+        assert s.replica is not None
+        assert [s.replica.due(x) for x in range(players)] == \
+            [replica.due(x) for x in range(players)]

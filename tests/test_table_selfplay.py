@@ -1,6 +1,7 @@
-"""End to end from the command line: `selfplay --fair --record` writes transcripts that
-`verify` accepts (exit 0, a human summary); a doctored file is refused (exit 1) naming the
-deviation; `bench deal` prints its figures."""
+"""End to end from the command line (PROTOCOL.md § 8.13): `selfplay --fair --record` writes
+transcripts that `verify` accepts (exit 0, a human summary), one by one or as a whole match
+whose hands chain by hash; a doctored file is a cheat (exit 1) naming the deviation; a file
+that is no transcript at all exits 3; `bench deal` prints its figures."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from p2p_burraco.cli import main
 from p2p_burraco.fairdeal import group
 from p2p_burraco.fairdeal.transcript import Transcript
 from p2p_burraco.selfplay import SelfplayConfig
+from p2p_burraco.table.audit import audit_transcript
 from p2p_burraco.table.inprocess import run_fair_selfplay
 
 
@@ -23,7 +25,7 @@ def test_fair_selfplay_burraco_records_hands_that_verify(tmp_path: Path,
                                                          ) -> None:
     rec = tmp_path / "rec"
     assert main(["selfplay", "--game", "burraco", "--players", "4", "--hands", "1", "--fair",
-                 "--record", str(rec), "--quiet"]) == 0
+                 "--record", str(rec), "--quiet", "--seed", "3"]) == 0
     files = sorted(rec.iterdir())
     assert [f.name for f in files] == ["hand-001.p2pb"]
     capsys.readouterr()
@@ -44,6 +46,13 @@ def test_fair_selfplay_briscola_and_a_doctored_file(tmp_path: Path,
     capsys.readouterr()
     assert main(["verify", "--quiet", *files]) == 0
     assert capsys.readouterr().out.splitlines()[0] == f"{files[0]}: fair"
+    # the match as a whole: its hands chain from the first to the last
+    assert main(["verify", "--quiet", str(rec)]) == 0
+    assert f"{len(files)} hand(s), chain OK: fair" in capsys.readouterr().out
+    for f in files:
+        report = audit_transcript(Transcript.load(f))
+        assert report.verdict.fair and report.outcome is not None
+        assert report.outcome.kind == "scored" and report.signed == [0, 1]
     # seat 1 "remembers" a better card: its first action claims another card
     t = Transcript.load(files[0])
     i = next(i for i, e in enumerate(t.entries) if e.get("type") == "action" and e["cards"])
@@ -55,7 +64,7 @@ def test_fair_selfplay_briscola_and_a_doctored_file(tmp_path: Path,
     assert "NOT FAIR" in out and f"bad_signature at message {i}" in out
     garbage = tmp_path / "garbage.p2pb"
     garbage.write_bytes(os.urandom(64))
-    assert main(["verify", str(garbage)]) == 1
+    assert main(["verify", str(garbage)]) == 3
     assert "cannot read a transcript" in capsys.readouterr().out
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
-HELP = "measure performance: engine | deal | draw | bots"
-BENCHES: tuple[str, ...] = ("engine", "deal", "draw", "bots")
+HELP = "measure performance: engine | deal | draw | bots | host"
+BENCHES: tuple[str, ...] = ("engine", "deal", "draw", "bots", "host")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

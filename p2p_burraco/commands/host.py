@@ -48,6 +48,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="transcripts, results and the host key (default: user data dir)")
     p.add_argument("--seed", type=int, default=None, help="seed the host's bots' choices")
+    p.add_argument("--max-tables", type=int, default=200,
+                   help="tables the host keeps at most (default 200)")
+    p.add_argument("--max-connections", type=int, default=512,
+                   help="connections served at once (default 512)")
+    p.add_argument("--max-per-address", type=int, default=16,
+                   help="connections from one address at once (default 16)")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
 
 
@@ -114,7 +120,9 @@ def run(args: argparse.Namespace) -> int:
                      exit_when_done=args.hands is not None and not args.keep,
                      clock=args.clock, match_clock=args.match_clock,
                      step_deadline=args.step_deadline, max_timeouts=args.max_timeouts,
-                     keep=args.keep, resume=not args.fresh)
+                     keep=args.keep, resume=not args.fresh, max_tables=args.max_tables,
+                     max_connections=args.max_connections,
+                     max_per_address=args.max_per_address)
     factory = bot_factory(args.strategy, args.seed)
     key = load_or_create_identity(Path(data_dir) / "host")
 

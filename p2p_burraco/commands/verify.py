@@ -1,25 +1,309 @@
-"""`p2p-burraco verify FILE…`: audit recorded hands; exit 0 only when every one is fair.
+"""`p2p-burraco verify PATH…`: audit recorded hands and whole matches, as an auditor would.
 
 Each transcript is re-derived from the seeds revealed in it: commitments, every shuffle and
 lock pass, every released key and sealed envelope, every face-up card, every action replayed
-through the rules, the score, and the seats' signatures over the whole history. The summary
-says which rule set, who sat where, which cards each seat was dealt, the score and the
-verdict — or exactly who deviated, and at which message.
+through the rules, the outcome — and then what closed it: the host's signed `hand_end` and
+every seat's signed sign-off of the very result the log leads to. A match (a directory, or
+several files of one match) is checked as a whole: its hands chained in order from the first,
+each bound to the match, the standings folded from the outcomes by the auditor itself and
+compared with the host's last signed word and with `result.json`. Keys are checked against
+pins (`--keys FILE`, and the keys this machine has seen: `<data-dir>/known_keys`).
+
+Exit status: 0 fair; 1 a cheat proven (who — a seat, the host, or the record —, which
+message, why); 2 incomplete or unverifiable (what is missing); 3 not a transcript.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import re
 import sys
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-HELP = "audit recorded hand transcripts: fair, or who cheated and where (exit 0 only if fair)"
+HELP = ("audit recorded hands and matches: fair (exit 0), a cheat proven (1), incomplete "
+        "(2), not a transcript (3)")
+
+EXIT_FAIR, EXIT_CHEAT, EXIT_INCOMPLETE, EXIT_NOT_TRANSCRIPT = 0, 1, 2, 3
+_MATCH_DIR = re.compile(r"(?:^|-)([0-9a-f]{32})$")
+_HAND_FILE = re.compile(r"^hand-(\d+)\.p2pb$")
+RECORD_WHY = "no key signed this: the file was altered, or put together, by whoever wrote it"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE", help="transcript files (hand-NNN.p2pb)")
-    p.add_argument("--quiet", action="store_true", help="one line per file")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help="transcript files (hand-NNN.p2pb) and/or match directories "
+                        "(<data-dir>/matches/<date>-<id>/); files of one match are checked "
+                        "as a chain, a single file alone")
+    p.add_argument("--keys", metavar="FILE", default=None,
+                   help="pinned keys: lines `name fingerprint` (the key's hex or a prefix of "
+                        "at least 16 hex digits; the host's key under the name `host`)")
+    p.add_argument("--data-dir", metavar="DIR", default=None,
+                   help="where this machine's known keys are (<DIR>/known_keys; default the "
+                        "user data directory)")
+    p.add_argument("--quiet", action="store_true", help="one line per hand and one per match")
+    p.add_argument("--json", action="store_true", help="the whole report as JSON")
 
+
+# --------------------------------------------------------------------------- loading
+
+@dataclass
+class Unit:
+    """What is verified together: one match (a directory, or files of one match id), or
+    one file alone."""
+
+    label: str
+    files: list[tuple[str, Any]] = field(default_factory=list)       # (path, Transcript)
+    alone: bool = False
+    is_dir: bool = False
+    expected: bytes | None = None
+    result: Any = None
+    result_path: str | None = None
+    foreign: list[tuple[str, bytes]] = field(default_factory=list)
+    unreadable: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _plain(exc: BaseException) -> str:
+    from ..fairdeal.transcript import FORMAT, TranscriptError
+
+    if isinstance(exc, TranscriptError):
+        msg = str(exc)
+        if msg.startswith("not msgpack"):
+            return "its bytes are not a msgpack record"
+        if msg == f"not a {FORMAT} file":
+            return f"it is not a {FORMAT} file"
+        return msg
+    if isinstance(exc, IsADirectoryError):
+        return "it is a directory"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file or directory"
+    if isinstance(exc, PermissionError):
+        return "permission denied"
+    if isinstance(exc, OSError):
+        return exc.strerror or str(exc)
+    return f"{type(exc).__name__}: {exc}"
+
+
+def _load(path: str) -> tuple[Any, str | None]:
+    from ..fairdeal.transcript import Transcript
+
+    try:
+        return Transcript.load(path), None
+    except Exception as exc:  # noqa: BLE001 - any unreadable file gets one plain sentence
+        return None, _plain(exc)
+
+
+def _match_id(t: Any) -> bytes | None:
+    mid = t.entries[0].get("match_id")
+    return mid if isinstance(mid, bytes) and len(mid) == 16 else None
+
+
+def _hand_no(t: Any) -> int:
+    n = t.entries[0].get("hand_no")
+    return n if isinstance(n, int) and not isinstance(n, bool) else -1
+
+
+def _dir_id(path: Path) -> bytes | None:
+    m = _MATCH_DIR.search(path.name)
+    return bytes.fromhex(m.group(1)) if m else None
+
+
+def _read_result(d: Path) -> tuple[Any, str | None]:
+    path = d / "result.json"
+    if not path.exists():
+        return None, None
+    try:
+        return json.loads(path.read_text(encoding="utf-8")), str(path)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return f"cannot be read as JSON ({_plain(exc) if isinstance(exc, OSError) else exc})", \
+            str(path)
+
+
+def _dominant(files: Sequence[tuple[str, Any]], hint: bytes | None) -> bytes | None:
+    """The match a set of files claims to be: the directory's (or result.json's) id, else
+    the id most files carry (ties: the one holding the lowest hand number)."""
+    ids: dict[bytes | None, list[int]] = {}
+    for _, t in files:
+        ids.setdefault(_match_id(t), []).append(_hand_no(t))
+    if hint is not None and hint in ids:
+        return hint
+    if hint is not None:
+        return hint
+    return min(ids, key=lambda k: (-len(ids[k]), min(ids[k]), k or b""))
+
+
+def _dir_units(d: Path, not_transcripts: list[tuple[str, str]]) -> list[Unit]:
+    files = sorted(p for p in d.glob("*.p2pb") if p.is_file())
+    if not files:
+        inner = sorted({p.parent for p in d.rglob("*.p2pb") if p.is_file()})
+        if not inner:
+            why = "nothing to verify there: it holds no hand transcripts (hand-NNN.p2pb)"
+            not_transcripts.append((str(d), why))
+            return []
+        out: list[Unit] = []
+        for sub in inner:
+            out.extend(_dir_units(sub, not_transcripts))
+        return out
+    unit = Unit(str(d), is_dir=True)
+    unit.result, unit.result_path = _read_result(d)
+    loaded: list[tuple[str, Any]] = []
+    for f in files:
+        t, err = _load(str(f))
+        if t is None:
+            unit.unreadable.append((str(f), err or "unreadable"))
+        else:
+            loaded.append((str(f), t))
+    if not loaded:                        # nothing in it is a transcript
+        not_transcripts.extend(unit.unreadable)
+        return []
+    hint = _dir_id(d)
+    if hint is None and isinstance(unit.result, Mapping):
+        try:
+            rid = bytes.fromhex(str(unit.result.get("match_id")))
+            hint = rid if len(rid) == 16 else None
+        except ValueError:
+            hint = None
+    unit.expected = _dominant(loaded, hint)
+    for path, t in loaded:
+        mid = _match_id(t)
+        if mid != unit.expected:
+            unit.foreign.append((path, mid or b""))
+        else:
+            unit.files.append((path, t))
+    return [unit]
+
+
+def _file_units(files: Sequence[tuple[str, Any]]) -> list[Unit]:
+    """Files given one by one: grouped by match id and checked as a chain; a file of another
+    match among a match's files (in its directory, or where one of its hands is missing) is
+    named; a single file of its match is verified alone."""
+    by_dir: dict[str, list[tuple[str, Any]]] = {}
+    for p, t in files:
+        by_dir.setdefault(os.path.dirname(os.path.abspath(p)), []).append((p, t))
+    foreign: dict[bytes | None, list[tuple[str, bytes]]] = {}
+    kept: list[tuple[str, Any]] = []
+    for d, group in by_dir.items():
+        ids = {_match_id(t) for _, t in group}
+        if len(ids) > 1:
+            main = _dominant(group, _dir_id(Path(d)))
+            for p, t in group:
+                if _match_id(t) != main:
+                    foreign.setdefault(main, []).append((p, _match_id(t) or b""))
+                else:
+                    kept.append((p, t))
+        else:
+            kept.extend(group)
+    groups: dict[bytes | None, list[tuple[str, Any]]] = {}
+    for p, t in kept:
+        groups.setdefault(_match_id(t), []).append((p, t))
+    # a small group whose hands all fall in a bigger group's gaps was put there in their place
+    for small in sorted(groups, key=lambda k: len(groups[k])):
+        nos = {_hand_no(t) for _, t in groups[small]}
+        for big, members in groups.items():
+            if big == small or len(members) <= len(groups[small]) or not members:
+                continue
+            have = {_hand_no(t) for _, t in members}
+            gaps = set(range(max(have) + 1)) - have
+            if nos and nos <= gaps:
+                foreign.setdefault(big, []).extend((p, small or b"") for p, _ in groups[small])
+                groups[small] = []
+                break
+    units = []
+    for mid, members in groups.items():
+        if not members:
+            continue
+        label = members[0][0] if len(members) == 1 else \
+            f"{len(members)} files of match {mid.hex() if mid else '?'}"
+        u = Unit(label, list(members), alone=len(members) == 1 and not foreign.get(mid))
+        u.foreign = foreign.pop(mid, [])
+        u.expected = mid
+        units.append(u)
+    for mid, lst in foreign.items():      # a directory named for a match none of them is
+        u = Unit(f"files of match {mid.hex() if mid else '?'}", [], expected=mid)
+        u.foreign = lst
+        units.append(u)
+    return units
+
+
+def collect(paths: Sequence[str]) -> tuple[list[Unit], list[tuple[str, str]]]:
+    """Match units from the command line's paths, and the paths that are no transcript."""
+    not_transcripts: list[tuple[str, str]] = []
+    units: list[Unit] = []
+    files: list[tuple[str, Any]] = []
+    seen: set[str] = set()
+    for raw in paths:
+        p = Path(raw)
+        if p.is_dir():
+            for u in _dir_units(p, not_transcripts):
+                real = {os.path.realpath(f) for f, _ in u.files}
+                if real & seen:
+                    u.files = [(f, t) for f, t in u.files if os.path.realpath(f) not in seen]
+                seen |= real
+                units.append(u)
+            continue
+        one = os.path.realpath(raw)
+        if one in seen:
+            continue
+        seen.add(one)
+        t, err = _load(raw)
+        if t is None:
+            not_transcripts.append((raw, err or "unreadable"))
+        else:
+            files.append((raw, t))
+    file_units = _file_units(files)
+    for fu in file_units:                 # files of a match also given as a directory
+        same = next((u for u in units if u.is_dir and u.expected == fu.expected
+                     and fu.expected is not None), None)
+        if same is not None:
+            same.files.extend(fu.files)
+            same.foreign.extend(fu.foreign)
+        else:
+            units.append(fu)
+    return units, not_transcripts
+
+
+# --------------------------------------------------------------------------- pins
+
+def key_checker(args: argparse.Namespace) -> tuple[Callable[[str, bytes], str], list[str]]:
+    """check(name, key) from `--keys FILE` (authoritative for the names it pins) and this
+    machine's known keys; and what was consulted."""
+    from ..storage.known_keys import KnownKeys, KnownKeysError, known_keys_path
+
+    sources: list[str] = []
+    pinned = KnownKeys()
+    if args.keys:
+        if not os.path.isfile(args.keys):
+            raise ValueError(f"--keys {args.keys}: no such file")
+        pinned = KnownKeys.load(args.keys)            # KnownKeysError: a plain ValueError
+        sources.append(f"{args.keys} ({len(pinned)} pin(s))")
+    known = KnownKeys()
+    try:
+        if args.data_dir:
+            data_dir = Path(args.data_dir)
+        else:
+            from ..net.identity import default_data_dir
+
+            data_dir = default_data_dir()
+        path = known_keys_path(data_dir)
+        known = KnownKeys.load(path)
+        if len(known):
+            sources.append(f"{path} ({len(known)} pin(s))")
+    except (KnownKeysError, OSError, ImportError) as exc:
+        print(f"p2p-burraco verify: warning: known keys not used: {exc}", file=sys.stderr)
+
+    def check(name: str, key: bytes) -> str:
+        if name in pinned:
+            return pinned.check(name, key)
+        return known.check(name, key)
+
+    return check, sources
+
+
+# --------------------------------------------------------------------------- printing
 
 def _cards(hand: Any, positions: list[int]) -> str:
     out = []
@@ -29,31 +313,76 @@ def _cards(hand: Any, positions: list[int]) -> str:
     return " ".join(out)
 
 
-def summarize(path: str, report: Any, transcript: Any) -> list[str]:
+def _key_status(ma: Any, role: str, key: Any) -> str:
+    for use in ma.keys:
+        if use.role == role and use.key == key:
+            return {"pinned": "pinned", "unknown": "unpinned", "mismatch": "NOT THE PINNED KEY",
+                    "": "unpinned"}[use.status]
+    return "unpinned"
+
+
+def fault_line(h: Any, f: Any) -> str:
+    who = h.who(f) if h is not None else ("the host" if f.party == "host" else
+                                          f"seat {f.seat}" if f.party == "seat"
+                                          else "the record")
+    where = h.message(f) if h is not None else ""
+    at = f" at {where}" if where else ""
+    detail = f" — {f.detail}" if f.detail else ""
+    return f"{who}: {f.what}{at}{detail}"
+
+
+def _culprit_text(f: Any, h: Any) -> str:
+    line = fault_line(h, f)
+    if f.party == "record":
+        line += f" ({RECORD_WHY})"
+    return line
+
+
+def _result_line(h: Any) -> str | None:
+    out = h.report.outcome
+    result = out.result.to_wire() if out is not None else \
+        (h.transcript.hand_end or {}).get("result")
+    if not isinstance(result, Mapping):
+        return None
+    parts = []
+    for side, pts in zip(result.get("sides", []), result.get("points", [])):
+        who = "+".join(f"seat {s}" + (f" ({h.seat_name(s)})" if h.seat_name(s) else "")
+                       for s in side)
+        parts.append(f"{who} {int(pts):+d}")
+    return f"  result ({result.get('reason') or '?'}): {' | '.join(parts)}"
+
+
+def hand_summary(h: Any, ma: Any) -> list[str]:
     """The human summary of one audited hand."""
-    hs = report.hand_start
-    head = (f"{path}: {hs.get('game')} ({hs.get('variant')}), {hs.get('n_seats')} seats, "
-            f"hand {int(hs.get('hand_no', 0)) + 1}, dealer seat {hs.get('dealer')}, "
+    hs = h.hs
+    report = h.report
+    head = (f"{h.path}: {hs.get('game')} ({hs.get('variant')}), {hs.get('n_seats')} seats, "
+            f"hand {h.hand_no + 1}, dealer seat {hs.get('dealer')}, "
             f"{hs.get('n_cards')} cards ({hs.get('deck')})")
     lines = [head]
-    keys = hs.get("seat_keys") or []
-    lines.append("  seats: " + ", ".join(f"{s} (key {bytes(k).hex()[:12]}…)"
-                                          for s, k in enumerate(keys)))
+    keys = hs.get("seat_keys") if isinstance(hs.get("seat_keys"), list) else []
+    seat_parts = []
+    for s, k in enumerate(keys):
+        name = h.seat_name(s)
+        fp = bytes(k).hex()[:16] if isinstance(k, bytes) else "?"
+        seat_parts.append(f"{s} {name!s} (key {fp}, {_key_status(ma, f'seat {s}', k)})"
+                          if name else f"{s} (key {fp}, {_key_status(ma, f'seat {s}', k)})")
+    lines.append("  seats: " + ", ".join(seat_parts))
+    hk = hs.get("host_key")
+    if isinstance(hk, bytes):
+        lines.append(f"  host: key {hk.hex()[:16]} ({_key_status(ma, 'host', hk)})")
     start = report.start
     if start is not None and report.verdict.deal is not None:
         n = int(hs["n_seats"])
         everyone = frozenset(range(n))
         dealt: dict[int, list[int]] = {s: [] for s in range(n)}
         face_up: list[int] = []
-        shared = 0
         for pos in range(len(start.deck)):
             aud = start.audience(pos)
             if aud == everyone:
                 face_up.append(pos)
             elif len(aud) == 1:
                 dealt[next(iter(aud))].append(pos)
-            elif aud:
-                shared += 1
         for s in range(n):
             lines.append(f"  seat {s} dealt: {_cards(start, dealt[s])}")
         if face_up:
@@ -61,46 +390,323 @@ def summarize(path: str, report: Any, transcript: Any) -> list[str]:
         undealt = len(start.deck) - sum(len(v) for v in dealt.values()) - len(face_up)
         if undealt:
             lines.append(f"  face down (stock, pozzetti…): {undealt} cards")
-    for e in transcript.entries:
+    for e in h.transcript.entries:
         if e.get("type") == "hand_void":
-            lines.append(f"  hand void: {e.get('reason')} — {e.get('detail') or ''}".rstrip(" —"))
-    end = transcript.hand_end or {}
-    result = end.get("result")
-    if isinstance(result, dict):
-        parts = []
-        for side, pts in zip(result.get("sides", []), result.get("points", [])):
-            parts.append(f"{'+'.join(f'seat {s}' for s in side)} {int(pts):+d}")
-        lines.append(f"  result ({result.get('reason') or '?'}): {' | '.join(parts)}")
-    for note in report.notes + report.verdict.notes:
-        lines.append(f"  note: {note}")
-    if report.verdict.fair:
-        lines.append("  verdict: FAIR — every step re-derived from the seeds checks out")
+            lines.append(f"  hand void: {e.get('reason')} — {e.get('detail') or ''}"
+                         .rstrip(" —"))
+    if any(f.party == "record" for f in h.trusted):
+        lines.append("  outcome: none — the record was altered, so it decides nothing")
     else:
-        lines.append(f"  verdict: NOT FAIR — {len(report.verdict.faults)} fault(s):")
-        for f in report.verdict.faults:
-            lines.append(f"    {f}")
+        res = _result_line(h)
+        if res:
+            lines.append(res)
+        if report.outcome is not None:
+            lines.append(f"  outcome: {report.outcome.describe()}")
+    if h.signed:
+        lines.append("  signed off by: " + ", ".join(
+            f"seat {s}" + (f" ({h.seat_name(s)})" if h.seat_name(s) else "") for s in h.signed))
+    for note in h.notes:
+        lines.append(f"  note: {note}")
+    lines.extend("  " + ln for ln in _verdict_lines(h))
     return lines
 
 
-def run(args: argparse.Namespace) -> int:
-    from ..fairdeal.transcript import Transcript, TranscriptError
-    from ..table.audit import audit_transcript
+def _also(h: Any) -> str:
+    """The other parties the evidence convicts besides the one the verdict names."""
+    p = h.primary
+    seen = {(p.party, p.seat if p.party == "seat" else None)}
+    out = []
+    for f in h.trusted:
+        k = (f.party, f.seat if f.party == "seat" else None)
+        if k not in seen:
+            seen.add(k)
+            out.append(f"{h.who(f)} ({f.what} at {h.message(f)})")
+    return f"; also proven: {', '.join(out)}" if out else ""
 
-    all_fair = True
-    for path in args.files:
-        try:
-            transcript = Transcript.load(path)
-        except (OSError, TranscriptError) as exc:
-            print(f"{path}: cannot read a transcript: {exc}")
-            all_fair = False
+
+def _verdict_lines(h: Any) -> list[str]:
+    if h.primary is not None:
+        out = [f"verdict: NOT FAIR — CHEAT by {_culprit_text(h.primary, h)}{_also(h)}"]
+        if len(h.trusted) > 1:
+            out.append(f"faults ({len(h.trusted)}):")
+            out.extend(f"  {fault_line(h, f)}" for f in h.trusted)
+        if h.discounted:
+            out.append(f"(+{len(h.discounted)} further inconsistenc"
+                       f"{'y' if len(h.discounted) == 1 else 'ies'} that follow from the "
+                       "record's alteration, not counted against anyone; --json lists them)")
+        return out
+    if h.missing:
+        return ["verdict: INCOMPLETE — missing: " + "; ".join(h.missing)]
+    return [("verdict: FAIR — every step re-derived from the seeds checks out, and every seat "
+             "signed this very result")]
+
+
+def _hand_quiet(h: Any) -> str:
+    if h.primary is not None:
+        return f"{h.path}: CHEAT — {_culprit_text(h.primary, h)}{_also(h)}"
+    if h.missing:
+        return f"{h.path}: INCOMPLETE — missing: " + "; ".join(h.missing)
+    return f"{h.path}: fair"
+
+
+def _fmt_standings(st: Mapping[str, Any] | None, names: Sequence[str]) -> str:
+    if not st:
+        return "unknown"
+    sides = st.get("sides") or []
+    totals = st.get("totals") or []
+    parts = []
+    for side, tot in zip(sides, totals):
+        who = "+".join(names[s] if 0 <= s < len(names) and names[s] else f"seat {s}"
+                       for s in side)
+        parts.append(f"{who} {tot}")
+    out = " | ".join(parts)
+    if st.get("over"):
+        w = st.get("winner")
+        if isinstance(w, int) and 0 <= w < len(sides):
+            w = "+".join(names[s] if 0 <= s < len(names) and names[s] else f"seat {s}"
+                         for s in sides[w])
+        out += " — over" + (f", winner {w}" if w is not None else "")
+        if st.get("decided_by"):
+            out += f" ({st['decided_by']})"
+    else:
+        out += " — not over"
+    return out
+
+
+def _standings_view(st: Mapping[str, Any] | None) -> Any:
+    from ..table.match_audit import jsonish
+
+    return None if st is None else jsonish(st)
+
+
+def match_summary(ma: Any) -> list[str]:
+    """The match's lines: hands, chain, keys, standings recomputed vs stated, verdict."""
+    hands = ma.hands
+    names = hands[-1].names if hands else []
+    mid = ma.match_id.hex() if ma.match_id else "?"
+    nos = [h.hand_no + 1 for h in hands]
+    span = f"{min(nos)}–{max(nos)}" if len(nos) > 1 else (str(nos[0]) if nos else "none")
+    if not ma.chain_checked:
+        chain = "chain not checked"
+    elif ma.chain_ok:
+        chain = "chain OK"
+    else:
+        chain = "chain BROKEN"
+    lines = [f"match {mid} ({ma.source}): {len(hands)} hand(s) [{span}], {chain}"]
+    unpinned = [u for u in ma.keys if u.status in ("unknown", "")]
+    pinned = [u for u in ma.keys if u.status == "pinned"]
+    if pinned:
+        lines.append("  pinned keys: " + ", ".join(f"{u.role} {u.name}" if u.role != "host"
+                                                   else "host" for u in pinned))
+    if unpinned:
+        lines.append("  unpinned keys (compare them with the players'; pin them with these "
+                     "lines in --keys FILE or <data-dir>/known_keys):")
+        lines.extend(f"    {u.name} {u.key.hex()}    # {u.role}, from hand {u.hand_no + 1}"
+                     for u in unpinned)
+    computed = ma.standings("computed")
+    stated = ma.standings("stated")
+    if computed is not None:
+        frm = "" if ma.fold_from == 0 else \
+            f" (from hand {ma.fold_from + 1}'s stated state on: earlier hands not folded)"
+        lines.append(f"  standings recomputed{frm}: {_fmt_standings(computed, names)}")
+    else:
+        lines.append("  standings recomputed: not possible (the last hand has no outcome of "
+                     "its own)")
+    if stated is not None and hands:
+        agree = computed is not None and _standings_view(computed) == _standings_view(stated)
+        over = ma.stated_over
+        over_ok = ma.computed is not None and over is ma.computed.is_over
+        lines.append(f"  standings stated (hand {hands[-1].hand_no + 1}'s hand_end, signed by "
+                     f"the host): {_fmt_standings(stated, names)} — "
+                     f"{'agree' if agree else 'DIFFER'}; match_over {over} "
+                     f"({'agrees' if over_ok else 'DIFFERS'})")
+    elif hands:
+        lines.append("  standings stated: none (the last hand has no valid hand_end)")
+    if ma.result_path is not None:
+        res = ma.result if isinstance(ma.result, Mapping) else None
+        if res is not None:
+            bad = [f for f in ma.faults if f.what in ("wrong_standings", "wrong_reason",
+                                                      "wrong_result_file")]
+            lines.append(f"  {os.path.basename(ma.result_path)}: reason {res.get('reason')!r}, "
+                         f"{res.get('hands')} hand(s), standings "
+                         f"{_fmt_standings(res.get('standings'), names)} — "
+                         f"{'DIFFERS from the hands' if bad else 'agrees with the hands'}")
+    for m in ma.missing:
+        lines.append(f"  missing: {m}")
+    for note in ma.notes:
+        lines.append(f"  note: {note}")
+    for f in ma.faults:
+        lines.append(f"  fault: {fault_line(None, f)}")
+    lines.append("  " + match_verdict(ma))
+    return lines
+
+
+def match_verdict(ma: Any) -> str:
+    v = ma.verdict
+    if v == "cheat":
+        found = ma.culprit()
+        assert found is not None
+        f, h = found
+        where = f" (hand {h.hand_no + 1}, {h.path})" if h is not None else ""
+        also = _also(h) if h is not None else ""
+        return f"match verdict: NOT FAIR — CHEAT by {_culprit_text(f, h)}{where}{also}"
+    if v == "incomplete":
+        what = list(ma.missing)
+        for h in ma.hands:
+            what.extend(f"hand {h.hand_no + 1}: {m}" for m in h.missing)
+        return "match verdict: INCOMPLETE — missing: " + "; ".join(what)
+    return "match verdict: FAIR — every hand fair, chained, and the standings are the fold " \
+           "of their results"
+
+
+def _match_quiet(ma: Any) -> str:
+    mid = ma.match_id.hex() if ma.match_id else "?"
+    v = ma.verdict
+    chain = "chain OK" if ma.chain_ok else "chain BROKEN"
+    head = f"match {mid}: {len(ma.hands)} hand(s), {chain}"
+    if v == "fair":
+        return f"{head}: fair"
+    return f"{head}: " + match_verdict(ma).removeprefix("match verdict: ")
+
+
+# --------------------------------------------------------------------------- JSON
+
+def _fault_json(h: Any, f: Any, trusted: bool = True) -> dict[str, Any]:
+    return {"party": f.party, "seat": f.seat,
+            "name": h.seat_name(f.seat) if h is not None and f.party == "seat" else None,
+            "what": f.what, "where": f.where,
+            "message": h.message(f) if h is not None else None,
+            "detail": f.detail, "trusted": trusted}
+
+
+def match_json(ma: Any) -> dict[str, Any]:
+    found = ma.culprit() if ma.verdict == "cheat" else None
+    culprit = None
+    if found is not None:
+        f, h = found
+        culprit = {**_fault_json(h, f), "hand": h.hand_no + 1 if h is not None else None,
+                   "path": h.path if h is not None else None}
+    hands = []
+    for h in ma.hands:
+        out = h.report.outcome
+        hands.append({
+            "path": h.path, "hand": h.hand_no + 1,
+            "hand_id": h.hs.get("hand_id").hex() if isinstance(h.hs.get("hand_id"), bytes)
+            else None,
+            "verdict": h.verdict,
+            "culprit": _fault_json(h, h.primary) if h.primary is not None else None,
+            "faults": [_fault_json(h, f) for f in h.trusted]
+            + [_fault_json(h, f, False) for f in h.discounted],
+            "missing": list(h.missing), "notes": list(h.notes),
+            "outcome": out.to_wire() if out is not None else None,
+            "signed": list(h.signed), "disputed": list(h.disputed),
+        })
+    return {
+        "match_id": ma.match_id.hex() if ma.match_id else None, "source": ma.source,
+        "alone": ma.alone, "verdict": ma.verdict, "exit": ma.exit_code, "culprit": culprit,
+        "chain_checked": ma.chain_checked, "chain_ok": ma.chain_ok,
+        "missing": list(ma.missing), "notes": list(ma.notes),
+        "faults": [_fault_json(None, f) for f in ma.faults],
+        "keys": [{"role": u.role, "name": u.name, "key": u.key.hex(),
+                  "status": u.status or "unknown", "hand": u.hand_no + 1} for u in ma.keys],
+        "standings": {"computed": _standings_view(ma.standings("computed")),
+                      "stated": _standings_view(ma.standings("stated")),
+                      "result_json": (ma.result or {}).get("standings")
+                      if isinstance(ma.result, Mapping) else None},
+        "match_over": {"computed": ma.computed.is_over if ma.computed is not None else None,
+                       "stated": ma.stated_over},
+        "hands": hands,
+    }
+
+
+# --------------------------------------------------------------------------- run
+
+def verify_units(units: Sequence[Unit], check: Callable[[str, bytes], str] | None) -> list[Any]:
+    from ..table.match_audit import audit_match
+
+    out = []
+    for u in units:
+        if not u.files and not u.foreign and not u.unreadable:
             continue
-        report = audit_transcript(transcript)
-        all_fair &= report.verdict.fair
-        if args.quiet:
-            print(f"{path}: {'fair' if report.verdict.fair else 'NOT FAIR: ' + str(report.verdict)}")
+        if not u.files:
+            from ..table.match_audit import MatchAudit
+
+            ma = MatchAudit(u.expected, u.label, False)
         else:
-            print("\n".join(summarize(path, report, transcript)))
-    if len(args.files) > 1:
-        print(f"{len(args.files)} file(s): {'all fair' if all_fair else 'NOT all fair'}")
+            ma = audit_match(u.files, alone=u.alone, result=u.result,
+                             result_path=u.result_path, foreign=u.foreign, key_check=check,
+                             source=u.label)
+        if not u.files and u.foreign:
+            from ..table.match_audit import record_fault
+
+            for p, other in u.foreign:
+                ma.faults.append(record_fault("other_match", f"{p} is a hand of another "
+                                               f"match ({other.hex()})"))
+        for p, why in u.unreadable:
+            ma.missing.append(f"{os.path.basename(p)}, unreadable ({why})")
+        out.append(ma)
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        check, sources = key_checker(args)
+    except ValueError as exc:
+        print(f"p2p-burraco verify: {exc}", file=sys.stderr)
+        return EXIT_INCOMPLETE
+    units, not_transcripts = collect(args.paths)
+    audits = verify_units(units, check)
+    if not audits and not not_transcripts:
+        not_transcripts.append((" ".join(args.paths), "nothing to verify"))
+    codes = [ma.exit_code for ma in audits]
+    if EXIT_CHEAT in codes:
+        code = EXIT_CHEAT
+    elif EXIT_INCOMPLETE in codes:
+        code = EXIT_INCOMPLETE
+    elif not_transcripts:
+        code = EXIT_NOT_TRANSCRIPT
+    else:
+        code = EXIT_FAIR
+    if args.json:
+        verdict = {EXIT_FAIR: "fair", EXIT_CHEAT: "cheat", EXIT_INCOMPLETE: "incomplete",
+                   EXIT_NOT_TRANSCRIPT: "not a transcript"}[code]
+        print(json.dumps({"exit": code, "verdict": verdict, "pins": sources,
+                          "matches": [match_json(ma) for ma in audits],
+                          "not_transcripts": [{"path": p, "why": w}
+                                              for p, w in not_transcripts]},
+                         indent=2, sort_keys=True))
+        sys.stdout.flush()
+        return code
+    if sources and not args.quiet:
+        print("pinned keys from: " + ", ".join(sources))
+    for p, why in not_transcripts:
+        print(f"{p}: cannot read a transcript: {why}.")
+    for ma in audits:
+        if args.quiet:
+            for h in ma.hands:
+                print(_hand_quiet(h))
+            if not ma.alone or ma.faults or ma.missing:
+                print(_match_quiet(ma))
+            continue
+        for h in ma.hands:
+            print("\n".join(hand_summary(h, ma)))
+        if ma.alone:
+            for f in ma.faults:
+                print(f"  fault: {fault_line(None, f)}")
+            for use in ma.keys:
+                if use.status in ("unknown", ""):
+                    print(f"  unpinned key: {use.name} {use.key.hex()}    # {use.role}")
+            if ma.faults or ma.missing:
+                print("  " + match_verdict(ma))
+        else:
+            print("\n".join(match_summary(ma)))
+    if len(audits) + len(not_transcripts) > 1:
+        n_hands = sum(len(ma.hands) for ma in audits)
+        word = {EXIT_FAIR: "all fair", EXIT_CHEAT: "a cheat is proven",
+                EXIT_INCOMPLETE: "incomplete (nothing proven, something missing)",
+                EXIT_NOT_TRANSCRIPT: "not everything is a transcript"}[code]
+        print(f"{n_hands} hand(s) in {len(audits)} match(es) or file(s)"
+              + (f", {len(not_transcripts)} unreadable" if not_transcripts else "")
+              + f": {word}")
     sys.stdout.flush()
-    return 0 if all_fair else 1
+    return code

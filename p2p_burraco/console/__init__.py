@@ -76,11 +76,13 @@ async def run_console_peer(args: argparse.Namespace,
         text = getattr(error, "getErrorMessage", lambda: str(error))()
         model.error = f"connection failed: {text}"
         model.status = "disconnected"
+        model.link_alert = model.error if model.link_alert else None  # no more retrying
         model.log_line(model.error, "log.error")
         model.invalidate()
 
     def finished(_: Any) -> None:
         model.status = "match over" if model.match_over else "disconnected"
+        model.link_alert = None
         model.invalidate()
 
     def start() -> None:

@@ -47,7 +47,8 @@ CLOCK_RULE = {"turn": "TABLE-1", "match_clock": "TABLE-2", "step": "TABLE-5",
               "grace": "TABLE-6"}
 
 ABANDON_QUESTION = ("Abandon the match? Your side loses it [TABLE-9]. Type abandon again "
-                    "(or yes) to confirm — anything else cancels")
+                    "(or yes); anything else cancels")
+"""Asked by `abandon`; fits a 100-column banner."""
 ABANDON_CONFIRM = frozenset({"abandon", "abbandona", "yes", "y", "si", "sì"})
 ABANDON_OFFLINE = ("abandoning is not available offline (nobody is waiting for you here): "
                    "quit (Ctrl-Q) leaves the table")
@@ -273,6 +274,9 @@ class ConsoleModel:
     def notify(self, event: dict[str, Any]) -> None:
         """A public event from the table: names, progress, actions, standings, log lines."""
         kind = str(event.get("type", event.get("event", "")))
+        fresh = event.get("state")
+        if fresh is not None and hasattr(fresh, "player_view"):
+            self.state = fresh        # the table's replica after this event (if it says)
         if kind == "seats":
             names = event.get("names")
             if isinstance(names, list):
@@ -336,6 +340,7 @@ class ConsoleModel:
         self.in_flight = None
         self.progress = None
         self._hand_open = False
+        self._stop_clock()
         outcome = HandOutcome(self.hand_no, result, verdict, list(self.names))
         self.outcomes.append(outcome)
         if self.standings is None or "totals" not in self.standings or self.standings.get("hands", -1) != len(self.outcomes):
@@ -352,6 +357,8 @@ class ConsoleModel:
     def match_ended(self, standings: dict[str, Any]) -> None:
         self.standings = dict(standings)
         self.match_over = True
+        self.confirming = None
+        self._stop_clock()
         self.log_line("— match over: " + self.standings_text() + " —", "log.hand")
         self.message = "match over: " + self.standings_text() + "  (quit to leave)"
         self.invalidate()
@@ -372,6 +379,13 @@ class ConsoleModel:
             warn_ms=int(warn) if isinstance(warn, (int, float)) else 0,
             at=self.now())
         self._clock_paused_at = None   # a fresh notice: the host's clocks run again
+
+    def _stop_clock(self) -> None:
+        """No move clock runs once the hand is over (the match clocks stay shown)."""
+        if self.clock is not None:
+            self.clock.seat = None
+            self.clock.ms = None
+        self._clock_paused_at = None
 
     def _clock_time(self, now: float | None) -> float:
         """The time the countdown has reached: `now`, or the moment it was paused."""
@@ -656,8 +670,15 @@ class ConsoleModel:
 
     # ------------------------------------------------------------------ staging
     def refresh(self) -> None:
-        """Rebuild the preview from the replica plus queued and staged steps. A step the
-        engine now refuses (the hand changed under it) is dropped with its reason."""
+        """Rebuild the preview from the replica plus queued and staged steps. A staged step
+        the engine now refuses (the hand changed under it) is dropped with its reason.
+
+        A step already handed to the table, or queued for it, that no longer fits the
+        replica we hold is not dropped here: the table has the last word on it (it answers
+        with `your_turn` or `rejected`, which clears the queue), and the replica we hold may
+        simply be older than the table's — a table that replaces its hand object at each
+        action hands us the new one only with the next `your_turn`. The last preview stays
+        shown meanwhile."""
         st = self.state
         if st is None or self.seat is None:
             self.preview = None
@@ -673,6 +694,8 @@ class ConsoleModel:
                     try:
                         preview.apply(self.seat, step.action)
                     except RuleViolation as exc:
+                        if queue is not self.staged and self.preview is not None:
+                            return      # sent or queued: the table decides (see above)
                         self.error = f"dropped '{step.text}': {format_violation(exc)}"
                         break
                     kept.append(step)

@@ -227,6 +227,11 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
             _collect(log, i, seat, t, e, faults)
         except (KeyError, TypeError, ValueError) as exc:
             faults.append(Fault(seat, "malformed", i, f"{t}: {exc}"))
+    if any(f.party == "record" for f in faults):
+        # entries were altered, cut or moved: a host statement no longer sitting at the place
+        # it names proves nothing against the host
+        faults[:] = [Fault(f.seat, f.what, f.where, f.detail, "record")
+                     if f.what == "host_history" else f for f in faults]
     return log
 
 
@@ -266,14 +271,17 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
     log = _walk(entries, faults)
     if log is None:
         return Verdict(faults)
+    # entries lost, altered or reordered: what the log lacks is then no seat's proven word
+    cut = any(f.party == "record" for f in faults)
     n, s_count = log.n_cards, log.n_seats
     points = card_points(log.deck_id, n)
 
     # seeds against commitments
     secrets: dict[int, SeatSecrets] = {}
-    for seat in range(s_count):
+    timed_out = {entries[i].get("seat") for i in log.timeouts}   # a timeout of another
+    for seat in range(s_count):                                  # seat explains nothing
         if seat not in log.reveals:
-            if seat in log.commits and not log.timeouts:
+            if seat in log.commits and seat not in timed_out:
                 faults.append(Fault(None, "no_reveal", None,
                                     f"seat {seat}'s seed is missing and no timeout says why: "
                                     "the hand was closed without it"))
@@ -281,7 +289,8 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
         idx, seed = log.reveals[seat]
         committed = log.commits.get(seat)
         if committed is None:
-            faults.append(Fault(seat, "no_commit", idx, "revealed a seed it never committed"))
+            if not cut:     # else its commit may be the entry the record lost
+                faults.append(Fault(seat, "no_commit", idx, "revealed a seed it never committed"))
             continue
         if len(seed) != SEED_BYTES or commitment(log.hand_id, seat, seed) != committed[1]:
             faults.append(Fault(seat, "bad_commitment", idx,
@@ -393,6 +402,14 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
             continue
         for pos, card, ks in zip(e["positions"], e["cards"], e["keys"]):
             owners = [s for s in range(s_count) if (pos, s) not in published]
+            if not isinstance(ks, list) or len(ks) != len(owners):
+                # the record lost a release (its keys would pair with the wrong seats), or
+                # the proof itself is malformed
+                if not cut:
+                    faults.append(Fault(seat, "malformed", idx,
+                                        f"the proof of position {pos} does not carry one key "
+                                        f"per lock still hidden ({len(owners)})"))
+                owners, ks = [], []
             for owner, key in zip(owners, ks):
                 if key_ok(owner, pos, key) is False:
                     who = "its" if owner == seat else f"seat {owner}'s"
@@ -450,11 +467,15 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
                       party="host")]
     if code == "table.bad_proof":
         out: list[Fault] = []
+        unsure = False
         for pos, card, ks in zip(msg.get("positions", []), msg.get("cards", []),
                                  msg.get("keys", [])):
             if not isinstance(pos, int) or not 0 <= pos < log.n_cards or not isinstance(ks, list):
                 continue
             owners = [s for s in range(log.n_seats) if (pos, s) not in published]
+            if len(ks) != len(owners):  # the judge counted them: the record lost a release
+                unsure = True
+                continue
             given = dict(zip(owners, ks))
             wrong = [o for o, k in given.items()
                      if o in secrets and k != secrets[o].lock_key(pos)]
@@ -472,7 +493,7 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
                                                         points[card]):
                     out.append(Fault(seat, "false_claim", at,
                                      f"refused action's proof for position {pos} fails"))
-        if out or deal is None:
+        if out or deal is None or unsure:
             return out
         return [Fault(None, "false_refusal", at, "the host refused a face-up proof that holds",
                       party="host")]

@@ -476,7 +476,12 @@ class PublicDeal:
             if not isinstance(inner, Mapping) or inner.get("seat") != seat:
                 raise DealError("table.bad_host_statement", "a refusal must carry the refused "
                                 "statement of the seat it names")
-            self.check_chain(inner, seat if isinstance(seat, int) else None)
+            try:
+                self.check_chain(inner, seat if isinstance(seat, int) else None)
+            except DealError as exc:    # the host logged what is nobody's proven word
+                raise DealError("table.bad_host_statement", f"a refusal of a statement not "
+                                f"placed in its seat's chain ({exc.code}: {exc.message})"
+                                ) from None
         elif mtype == "timeout":
             seat = entry.get("seat")
             if not isinstance(seat, int) or not 0 <= seat < self.n_seats:

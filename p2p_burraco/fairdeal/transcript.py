@@ -1,12 +1,12 @@
 """The record of one hand: everything an auditor needs, nothing it must trust.
 
 A transcript is a msgpack map (FORMAT below):
-- `entries`: the hand's log in order — entry 0 is the host's `hand_start` (rule set, seats,
-  identity keys), then every accepted seat-authored message verbatim with its signature,
-  and the host's `hand_void` if the hand was stopped (with, as `evidence`, the signed
-  message it refused when that message proved a deviation);
-- `hand_end`: the host's closing message (result, verdict, transcript hash);
-- `sign_offs`: each seat's signed `sign_off` over the transcript hash.
+- `entries`: the hand's log in order — entry 0 is the host's signed `hand_start` (rule set,
+  seats, identity keys), then every accepted seat-authored message verbatim with its
+  signature and the host's signed statements (`refusal`, carrying the refused statement
+  when it was validly placed in its seat's chain; `timeout`; `hand_void`);
+- `hand_end`: the host's closing message (result, verdict, transcript and result hashes);
+- `sign_offs`: each seat's signed `sign_off` over the transcript hash and result hash.
 The transcript hash is the running hash of `entries` (signing.chain_step), so cutting,
 reordering or editing any entry changes it and the seats' sign-offs no longer match.
 """

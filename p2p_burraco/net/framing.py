@@ -16,10 +16,12 @@ It also keeps one connection from costing more than its share (PROTOCOL.md § 3,
   output); when its buffer has drained, `resumeProducing` and we read again. A connection
   that stays over the limit for `slow_reader_timeout` s, or makes us queue another
   `4 × output_limit` bytes meanwhile, is dropped (`conn.slow_reader`, fatal).
-- **Closing at once.** A fatal error stops reading at once; the error frame is written and
-  the connection closed as soon as it is flushed, and aborted (`abortConnection`, buffered
-  bytes dropped) if it is still open `close_timeout` s later: a peer that never reads
-  cannot keep it. The error frame is best-effort.
+- **Closing at once.** A fatal error stops handling input at once; the error frame is
+  written, our side of the connection is closed (FIN) once it is flushed — what the other
+  side still sends is read and dropped meanwhile, since closing a socket with unread input
+  resets the connection and loses the frame — and the connection is aborted
+  (`abortConnection`, buffered bytes dropped) if it is still open `close_timeout` s later: a
+  peer that never reads, or never closes, cannot keep it. The error frame is best-effort.
 - **Refusals.** Each refused frame counts; at `max_refusals` the connection ends with
   `host.too_many_errors`. A layer above that sends its own refusals (the table room)
   calls `count_refusal()` for each.
@@ -54,6 +56,9 @@ BACKLOG_FACTOR = 4
 """Bytes queued while over the limit, in OUTPUT_LIMITs, that drop the connection at once."""
 CLOSE_TIMEOUT = 2.0
 """Seconds a closing connection has to flush its last frames before it is aborted."""
+
+
+_CLOSED = Failure(ConnectionError("closed"))  # type: ignore[no-untyped-call]
 
 
 @implementer(IPushProducer)
@@ -128,7 +133,7 @@ class FrameProtocol(Protocol):
         self._last_rx = self._now()
         transport = self.transport
         if transport is not None and hasattr(transport, "bufferSize"):
-            transport.bufferSize = self.output_limit      # type: ignore[attr-defined]
+            transport.bufferSize = self.output_limit
         try:
             transport.registerProducer(self._gate, True)  # type: ignore[union-attr]
         except (AttributeError, RuntimeError):   # a transport with no consumer side, or one
@@ -144,7 +149,7 @@ class FrameProtocol(Protocol):
             return
         self._process()
 
-    def connectionLost(self, reason: Failure = Failure(ConnectionError("closed"))) -> None:
+    def connectionLost(self, reason: Failure = _CLOSED) -> None:
         self.connected_ok = False
         truncated = self.decoder.pending
         if truncated:
@@ -179,6 +184,10 @@ class FrameProtocol(Protocol):
                 self._payload_received(payload)
                 if self.clock is not None:
                     self.spent(self._now() - started)
+            if not self.closing and not self.decoder.ready:
+                self.decoder.push(b"")        # a frame begun behind them: its length now
+        except WireError as exc:              # a length over the cap now in force
+            self.refuse(exc)
         finally:
             self._processing = False
         self._watch_frame()
@@ -195,7 +204,7 @@ class FrameProtocol(Protocol):
         reason) lifts it. Frames already received wait, unhandled; deadlines wait too."""
         if not self._paused and self.transport is not None and not self.closing:
             try:
-                self.transport.pauseProducing()   # type: ignore[attr-defined]
+                self.transport.pauseProducing()
             except (AttributeError, RuntimeError):
                 pass
         self._paused.add(reason)
@@ -212,7 +221,7 @@ class FrameProtocol(Protocol):
         self._frame_started = None           # nor is it time spent on its frame
         if self.transport is not None:
             try:
-                self.transport.resumeProducing()  # type: ignore[attr-defined]
+                self.transport.resumeProducing()
             except (AttributeError, RuntimeError):
                 pass
         if self.clock is not None:           # the frames that waited, on the next turn
@@ -394,10 +403,21 @@ class FrameProtocol(Protocol):
         for name in ("_frame_timer", "_slow_timer", "_resume_call"):
             self._cancel(name)
         try:
-            transport.unregisterProducer()       # type: ignore[attr-defined]
+            transport.unregisterProducer()
         except (AttributeError, RuntimeError):   # else loseConnection waits for the producer
             pass
-        transport.loseConnection()
+        half_close = getattr(transport, "loseWriteConnection", None)
+        if half_close is not None and self.clock is not None and self.connected_ok:
+            # Send what is queued, then FIN; keep reading (and dropping) what the other side
+            # still sends until it closes: closing a socket with unread input resets the
+            # connection, and the other side would lose our last frame with it.
+            half_close()
+            try:
+                transport.resumeProducing()
+            except (AttributeError, RuntimeError):
+                pass
+        else:
+            transport.loseConnection()
         if self.clock is not None and self.connected_ok and self._close_timer is None:
             self._close_timer = self.clock.callLater(max(0.0, self.close_timeout), self._abort)
 

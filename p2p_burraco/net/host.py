@@ -513,8 +513,12 @@ class HostNode(ServerFactory):
         return f"bot-{self._bot_count}"
 
     def _bot_done(self, peer: Any, result: Any) -> Any:
+        """A host bot's match is over (or it stopped): forget it (memory stays flat over
+        any number of matches)."""
         if peer in self.bot_peers:
             self.bot_peers.remove(peer)
+        self.own_bots.discard(peer.public_key)
+        self.bot_names.pop(peer.public_key, None)
         from twisted.python.failure import Failure as _F
 
         if isinstance(result, _F):

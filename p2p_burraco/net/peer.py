@@ -433,6 +433,28 @@ class PeerNode(ClientFactory):
 
     def match_started(self, conn: PeerConnection, body: dict[str, Any]) -> None:
         self._seat_client()
+        self._remember_keys(body.get("info") or {})
+
+    def _remember_keys(self, info: dict[str, Any]) -> None:
+        """Pin the keys met at this table in `<data-dir>/known_keys` (what `verify` checks
+        records against by default, like SSH's known_hosts). A name met with another key
+        is kept beside the old one: names are not unique, keys are."""
+        home = self.config.data_dir
+        if home is None:
+            return
+        from ..storage.known_keys import HOST, KnownKeys, KnownKeysError, known_keys_path
+
+        data_dir = Path(home).parent.parent       # <data-dir>/identities/<name>
+        try:
+            keys = KnownKeys.load(known_keys_path(data_dir))
+            for seat in info.get("seats") or []:
+                if seat.get("name") and isinstance(seat.get("identity"), bytes):
+                    keys.remember(seat["name"], seat["identity"], also=True)
+            if self.expected_host:
+                keys.remember(HOST, self.expected_host, also=True)
+            keys.save()
+        except (KnownKeysError, OSError) as exc:
+            log.warning("could not update the known keys: %s", exc)
 
     def table_frame(self, conn: PeerConnection, frame: Frame) -> None:
         from ..table import messages as tm

@@ -95,9 +95,9 @@ def read_private(path: Path, size: int | None = None) -> bytes:
 
 def read_records(path: Path) -> tuple[list[bytes], int]:
     """Every whole record of an append log, and the byte length they cover (a torn or
-    corrupt tail after them is ignored)."""
+    corrupt tail after them is ignored). A symlink is not followed."""
     try:
-        data = Path(path).read_bytes()
+        data = read_private(Path(path))
     except FileNotFoundError:
         return [], 0
     out: list[bytes] = []

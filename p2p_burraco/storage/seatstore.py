@@ -37,6 +37,7 @@ class FileSeatStore:
         self._match_of_hand: dict[bytes, Path] = {}
         self._current: Path | None = None
         self._logs: dict[bytes, AppendLog] = {}
+        self._by_seq: dict[bytes, dict[int, dict[str, Any]]] = {}
 
     def _mdir(self, match_id: bytes) -> Path:
         return ensure_dir(self.matches / match_id.hex(), private=True)
@@ -96,28 +97,39 @@ class FileSeatStore:
         return log
 
     def statements(self, hand_id: bytes) -> list[dict[str, Any]]:
+        return [m for _, m in sorted(self._signed(hand_id).items())]
+
+    def _signed(self, hand_id: bytes) -> dict[int, dict[str, Any]]:
+        """The hand's statements by seq, read from disk once and then kept in step."""
+        cached = self._by_seq.get(hand_id)
+        if cached is not None:
+            return cached
+        found: dict[int, dict[str, Any]] = {}
         for d in ([self._current] if self._current else []) + sorted(self.matches.iterdir()):
             if d is None:
                 continue
             path = d / "signed" / f"{hand_id.hex()}.log"
             if path.exists():
-                return [msgpack.unpackb(r, raw=False) for r in read_records(path)[0]]
-        return []
+                for r in read_records(path)[0]:
+                    m = msgpack.unpackb(r, raw=False)
+                    found[int(m["seq"])] = m
+                break
+        self._by_seq = {hand_id: found}          # one hand at a time is ever in use
+        return found
 
     def statement(self, hand_id: bytes, seq: int) -> dict[str, Any] | None:
-        for m in self.statements(hand_id):
-            if m.get("seq") == seq:
-                return m
-        return None
+        return self._signed(hand_id).get(seq)
 
     def save_statement(self, msg: Mapping[str, Any]) -> None:
         hand_id = bytes(msg["hand_id"])
-        check_new_statement(self.statement(hand_id, int(msg["seq"])), msg)
-        if self.statement(hand_id, int(msg["seq"])) is not None:
+        have = self.statement(hand_id, int(msg["seq"]))
+        check_new_statement(have, msg)
+        if have is not None:
             return
         log = self._log(hand_id)
         log.append(msgpack.packb(dict(msg), use_bin_type=True))
         log.sync()
+        self._signed(hand_id)[int(msg["seq"])] = dict(msg)
 
     # --- the match ---------------------------------------------------------------------
     def match_record(self, match_id: bytes) -> dict[str, Any] | None:

@@ -25,6 +25,7 @@ from ..fairdeal.audit import Fault, Verdict, audit_log, judge_alarms_of
 from ..fairdeal.deal import HOST_TYPES
 from ..fairdeal.transcript import Transcript, log_hash
 from ..games.base import HandState, check_cards_conserved
+from . import messages as M
 from .matchstate import MatchState, MatchStateError
 from .outcome import HandOutcome, decide, result_hash
 from .replica import HandReplica, ReplicaError, TableError
@@ -42,7 +43,30 @@ _SEAT_CODES = {
     "table.illegal_action": "illegal_action",
     "table.bad_action": "bad_action",
     "table.bad_message": "malformed",
+    "table.bad_key": "bad_key",
+    "table.bad_deck": "bad_deck",
+    "table.bad_proof": "bad_proof",
 }
+_JUDGED_WITH_SEEDS = ("table.bad_deck", "table.bad_key", "table.bad_proof")
+"""Refusals the fair-deal audit judges from the seeds (`_judge_incident`)."""
+
+
+def _proven_by_refusal(replica: HandReplica, e: Mapping[str, Any], i: int) -> list[Fault]:
+    """A true refusal that proves a deviation (a ✱ code the judge gives the refused statement
+    again here) convicts its seat by its own signed statement (TABLE-7): else a loser would
+    void its lost hand by sending one, e.g. a key released to an audience the state does
+    not name. The codes judged from the seeds are left to the fair-deal audit."""
+    code = e.get("code")
+    if code not in M.VOIDING_CODES or code in _JUDGED_WITH_SEEDS:
+        return []
+    seat, inner = int(e["seat"]), e["msg"]
+    try:
+        replica.check_content(seat, inner)
+    except TableError as exc:
+        if exc.voiding and exc.code == code:
+            return [Fault(seat, _SEAT_CODES.get(code, code.split(".")[-1]), i,
+                          f"refused {inner.get('type')}: {exc.message}")]
+    return []
 
 
 @dataclass
@@ -122,6 +146,9 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
             except TableError as exc:
                 if "signed" not in exc.message and "another history" not in exc.message:
                     faults.append(Fault(None, f"false_{t}", i, exc.message, party="host"))
+            else:
+                if t == "refusal":
+                    faults.extend(_proven_by_refusal(replica, e, i))
             try:
                 replica.apply_host(e)
             except (KeyError, TypeError, ValueError):
@@ -212,8 +239,10 @@ def audit_transcript(t: Transcript, state: MatchState | None = None) -> HandAudi
                 end.get("result") != report.outcome.result.to_wire()
                 or end.get("outcome") != report.outcome.to_wire()
                 or end.get("result_hash") != expected
-                or MatchState.comparable(end.get("state") or {})
-                != MatchState.comparable(report.state_after.snapshot())):
+                or not isinstance(end.get("state"), Mapping)
+                or MatchState.comparable(end["state"])
+                != MatchState.comparable(report.state_after.snapshot())
+                or end.get("match_over") is not report.state_after.is_over):
             verdict.faults.append(Fault(None, "wrong_result", None,
                                         "the host's signed result is not what the log leads "
                                         "to", party="host"))

@@ -151,6 +151,7 @@ class HostTable:
         self.due_since = [0] * self.n_seats
         self.turn_seat: int | None = None
         self.turn_since = 0
+        self.turn_hand: Any = None      # the hand state the running move clock began on
         self.signoff_since = 0
         self._clock_shown: tuple[Any, ...] | None = None
 
@@ -283,13 +284,13 @@ class HostTable:
             return Step([Outgoing(seat, M.error("table.wrong_phase",
                                                 f"a seat does not send {mtype!r}"))])
         replica = self.replica
+        if self._already_accepted(seat, msg):
+            return Step()       # also after the hand closed: a re-sent sign-off, say
         if replica is None or self.stage in ("idle", "between", "over"):
             code = "table.match_over" if self.stage == "over" else "table.no_hand"
             return Step([Outgoing(seat, M.error(code, "the match is over" if
                                                 self.stage == "over" else
                                                 "no hand is in progress"))])
-        if self._already_accepted(seat, msg):
-            return Step()
         if mtype == "sign_off":
             return self._on_sign_off(seat, msg, event)
         if self.stage != "hand":
@@ -297,6 +298,12 @@ class HostTable:
                                          "the hand's log is closed: only sign-offs now")
         index, exc, entry = replica.receive(seat, msg, self.host_key)
         step = Step(journal=dict(event))
+        if exc is None and mtype == "alarm":
+            step.lines.append(f"ALARM from seat {seat} ({self.names[seat]}): "
+                              f"{msg.get('what')} — {msg.get('detail')}")
+        elif exc is None and mtype == "abandon":
+            step.lines.append(f"seat {seat} ({self.names[seat]}) abandons the match "
+                              "[TABLE-9]")
         if exc is not None:
             assert entry is not None
             if not entry["logged"]:
@@ -456,6 +463,8 @@ class HostTable:
         if kind == "turn" and self.rules.match_ms is not None:
             self.state.clock_used[seat] += max(0, self.now - self.turn_since)
         replica.apply_host(entry)
+        if kind == "turn":      # the bot's move is a step owed from now (TABLE-3, TABLE-5);
+            self.due_since[seat] = self.turn_since = self.now   # this turn's time is counted
         step = Step(journal={"e": "expire", "t": self.now, "seat": seat, "kind": kind},
                     lines=[f"timeout: seat {seat} ({self.names[seat]}), {kind}"
                            + (f" #{count}" if kind == "turn" else "")])
@@ -473,12 +482,18 @@ class HostTable:
                 self.due_kind[seat] = owed
                 self.due_since[seat] = self.now
         mover = replica.hand.to_move if replica.stage == "play" else None
-        if mover != self.turn_seat:
+        fresh = mover != self.turn_seat or (self.config.game == "briscola"  # a card, a turn
+                                             and replica.hand is not self.turn_hand)
+        if mover is not None and fresh and self.due_kind[mover] != "move":
+            # its move clock starts once its cards are unlocked (TABLE-1)
+            mover, fresh = None, self.turn_seat is not None
+        if fresh:
             if self.turn_seat is not None and self.rules.match_ms is not None \
                     and not replica.bot_plays(self.turn_seat):
                 self.state.clock_used[self.turn_seat] += max(0, self.now - self.turn_since)
             self.turn_seat = mover
             self.turn_since = self.now
+            self.turn_hand = replica.hand
 
     def _clock_notice(self) -> list[Outgoing]:
         """A `clock` message when the move clock changes hands (display only: the automatic

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-PROTOCOL_ID = "p2p-burraco/fairdeal/v1"
+PROTOCOL_ID = "p2p-burraco/fairdeal/v2"
 """Named in every `hand_start`; a peer refuses a hand of a protocol it does not speak."""
 
 CHAIN_FIELDS: dict[str, str] = {

@@ -141,6 +141,7 @@ class HandReplica:
         self.bad_public: list[int] = []
         self._token = 0
         self._aud: tuple[int, list[frozenset[int]]] | None = None
+        self._open_cache: tuple[tuple[int, int, int], list[int], list[int]] | None = None
         self._trial: tuple[Mapping[str, Any], HandState] | None = None
 
     # ------------------------------------------------------------------ views
@@ -169,11 +170,34 @@ class HandReplica:
     def audience(self, pos: int) -> frozenset[int]:
         return self.audience_all()[pos]
 
+    def _open(self) -> tuple[list[int], list[int]]:
+        """(positions whose keys may still be owed, public positions not yet decoded), kept
+        until the log or the audience changes: what `due` and the move's gate look at, so a
+        step costs what the few open positions cost, not the whole deck."""
+        deal = self.deal
+        key = (self._token, len(deal.log), len(deal.public_cards))
+        cache = self._open_cache
+        if cache is not None and cache[0] == key:
+            return cache[1], cache[2]
+        everyone, public, published = self.everyone, deal.public_cards, deal.published
+        n = self.n_seats
+        owed: list[int] = []
+        pending: list[int] = []
+        for p, a in enumerate(self.audience_all()):
+            if not a:
+                continue
+            if a == everyone:
+                if p not in public:
+                    pending.append(p)
+                    owed.append(p)
+            elif len(a) > 1 or len(published[p]) < n - 1:
+                owed.append(p)
+        self._open_cache = (key, owed, pending)
+        return owed, pending
+
     def pending_public(self) -> list[int]:
         """Public positions whose card is not yet decoded (keys still on their way)."""
-        everyone, public = self.everyone, self.deal.public_cards
-        return [p for p, a in enumerate(self.audience_all()) if a == everyone
-                and p not in public]
+        return self._open()[1]
 
     def seeds_in(self) -> bool:
         """Play is over and every seed the hand needs is in: a seat gone (away past its
@@ -183,7 +207,7 @@ class HandReplica:
         return all(self.due(s) != "reveal" or s in self.gone for s in range(self.n_seats))
 
     def keys_due(self, seat: int) -> tuple[list[tuple[int, list[int]]], dict[int, list[int]]]:
-        return self.deal.keys_due(seat, self.audience)
+        return self.deal.keys_due(seat, self.audience, self._open()[0])
 
     def due(self, seat: int) -> str | None:
         """What `seat` owes now at this point of the log, or None: commit, shuffle, lock,
@@ -206,9 +230,19 @@ class HandReplica:
             return "release"
         if sealed:
             return "sealed"
-        if self.hand.to_move == seat and not self.pending_public():
-            return "move"
+        if self.hand.to_move == seat and not self.pending_public() \
+                and not self._keys_owed_to(seat):
+            return "move"       # once its cards are unlocked (TABLE-1): not before
         return None
+
+    def _keys_owed_to(self, seat: int) -> bool:
+        """Another seat still owes keys of a position `seat` is entitled to."""
+        for other in range(self.n_seats):
+            if other != seat:
+                public, sealed = self.keys_due(other)
+                if seat in sealed or any(seat in aud for _, aud in public):
+                    return True
+        return False
 
     def bot_plays(self, seat: int) -> bool:
         """A bot plays `seat`'s moves now (TABLE-3: after a timeout this turn, or for good)."""
@@ -395,9 +429,7 @@ class HandReplica:
     def _abandon(self, seat: int) -> None:
         """The seat's side loses (TABLE-9): the engine ends the hand its own way."""
         if not self.hand.is_over:
-            hand = self.hand.copy()
-            hand.abandon(seat)       # type: ignore[attr-defined]
-            self.hand = hand
+            self.hand.abandon(seat)
             self._token += 1
         if self.deal.phase not in ("reveal", "closed"):
             self.deal.begin_reveal()

@@ -42,7 +42,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..controller import SeatController
 from ..fairdeal import signing
-from ..fairdeal.deal import HOST_TYPES, DealError
+from ..fairdeal.deal import CHAIN_CODES, HOST_TYPES, DealError
 from ..fairdeal.group import BadPoint
 from ..fairdeal.local import NO_RESULT, PROTOCOL_ID, hand_id_for
 from ..fairdeal.seat import SeatDealer
@@ -108,6 +108,7 @@ class SeatClient:
         self._pending: Action | None = None
         self._alarm: tuple[str, list[int], int | None, str] | None = None
         self._alarmed = False
+        self._lied: tuple[str, dict[str, Any]] | None = None   # a host lie caught here
         self._report: HandAudit | None = None
         self._result_hash: bytes | None = None
         self._signed_off = False
@@ -327,10 +328,12 @@ class SeatClient:
         h = signing.entry_hash(msg)
         if h in self._seen:
             return
-        self._seen.add(h)
         mtype = msg["type"]
         index = len(replica.deal.log)
         if mtype in HOST_TYPES:
+            if not self._placed(msg):
+                return
+            self._seen.add(h)
             try:
                 replica.check_host(msg)
             except TableError as exc:
@@ -346,14 +349,13 @@ class SeatClient:
             try:
                 replica.check(seat if isinstance(seat, int) else -1, msg)
             except TableError as exc:
-                if seat != self.seat:
-                    self._raise_alarm("bad_relay", [], index,
-                                      f"the host relayed seat {seat}'s {mtype}, which the "
-                                      f"rules refuse: {exc.code} ({exc.message})")
-                else:
+                if seat == self.seat and exc.code not in CHAIN_CODES:
                     self._halt(f"the host relayed a statement of ours it should not have "
                                f"accepted: {exc.message}", msg)
-                    return
+                else:
+                    self._not_applied(msg, exc)
+                return
+            self._seen.add(h)
             try:
                 replica.apply(msg, h)
             except (KeyError, TypeError, ValueError, LookupError):
@@ -370,11 +372,51 @@ class SeatClient:
             self._alarm = dealer.problems[0]
         self._report_progress()
 
+    def _placed(self, entry: Mapping[str, Any]) -> bool:
+        """A host statement signed by this hand's host for exactly the next place of the log
+        this seat holds (`at`, `head`)? One that is not is never applied. Unsigned: anyone's
+        forgery, dropped. For a later place: entries before it have not reached this seat (a
+        frame out of order), so it waits, not marked seen (a resync brings it again). Signed
+        for a place this log already fills, or on another head: the host shows this seat
+        another history than the one it signs — the seat stops, keeping it (TABLE-10), and
+        raises no alarm, which the host's record need not bear out."""
+        replica = self.replica
+        assert replica is not None
+        deal = replica.deal
+        if not signing.verify(deal.host_key, entry):
+            self.evidence.append({"why": "a host statement the host did not sign",
+                                  "statement": dict(entry)})
+            return False
+        at = entry.get("at")
+        if at == len(deal.log) and entry.get("head") == deal.head:
+            return True
+        if isinstance(at, int) and not isinstance(at, bool) and at > len(deal.log):
+            return False
+        self._halt(f"the host signed a {entry.get('type')} for another history than the one "
+                   f"it showed this seat (at {at!r}; this seat holds {len(deal.log)} entries)",
+                   entry)
+        return False
+
+    def _not_applied(self, msg: Mapping[str, Any], exc: TableError) -> None:
+        """A relayed seat statement the judge refuses on the history this seat holds — a
+        forgery, a replay, a frame out of order or after a dropped one, or one the host should
+        have refused: never applied (a forged `abandon` would have this seat reveal its seed
+        mid-hand), not marked seen, and no `bad_relay` alarm either: the host's record need
+        not hold the frame, and an alarm it does not bear out is judged false — a host could
+        then frame an honest seat with one forged or dropped frame. It is kept as evidence; a
+        host that did log it is caught at its next statement (`_placed`), at the hand_end,
+        and in the audit of its record (the host accepted what the judge refuses)."""
+        self.evidence.append({"why": f"a relayed {msg.get('type')} not applied: {exc.code} "
+                                     f"({exc.message})", "statement": dict(msg)})
+
     def _host_lied(self, why: str, entry: Mapping[str, Any], index: int) -> None:
         """A host statement that is false: alarm while the hand can still take one, and
-        stop the match either way (the statement is the evidence)."""
+        stop the match either way (the statement is the evidence) — before anything else
+        leaves this seat (`_next_message`): a seed revealed because of a lie the others never
+        saw would show this seat's cards while their hand goes on."""
         self._raise_alarm("bad_host_statement", [], index, why)
-        self.evidence.append({"why": why, "statement": dict(entry)})
+        if self._lied is None:
+            self._lied = (why, dict(entry))
         if self.replica is not None and self.replica.over:
             self._halt(why, entry)
 
@@ -440,7 +482,7 @@ class SeatClient:
         except ActionSyntaxError:
             text = "?"
         self.controller.notify({"type": "action", "seat": msg["seat"], "action": text,
-                                "wire": msg.get("action")})
+                                "wire": msg.get("action"), "state": replica.hand})
         if not replica.hand.is_over:
             self._decode()
 
@@ -526,10 +568,13 @@ class SeatClient:
         self._hand_end = dict(msg)
         if self._inflight is not None and self._inflight.get("type") == "sign_off":
             self._inflight = None           # the host closed the hand: nothing is in flight
+        problem = None      # either is the host's signed word against ours (TABLE-10)
         if msg.get("transcript_hash") != replica.deal.head:
-            self._notify("error", "the host closed the hand on a history other than ours")
+            problem = "the host closed the hand on a history other than the one it showed us"
         elif self._result_hash is not None and msg.get("result_hash") != self._result_hash:
-            self._notify("error", "the host's result of this hand differs from ours")
+            problem = "the host's result of this hand differs from the one we signed"
+        if problem is not None:
+            self._halt(problem, msg)
         if self.match_id is not None and self.hand_start is not None:
             sign_off = [m for m in self.store.statements(replica.hand_id)
                         if m.get("type") == "sign_off"]
@@ -620,6 +665,13 @@ class SeatClient:
         if saved is not None:
             return saved
         deal = replica.deal
+        if self._lied is not None:      # the dispute if the hand takes one, then nothing
+            if self._alarm is not None and not self._alarmed and not replica.over \
+                    and deal.phase in ("shuffle", "lock", "deal"):
+                self._alarmed = True
+                return dealer.make_alarm(*self._alarm)
+            self._halt(*self._lied)
+            return None
         if deal.phase == "reveal":
             if replica.due(self.seat) == "reveal":
                 self.store.mark_spent(replica.hand_id)     # before the seed leaves

@@ -22,7 +22,7 @@ import msgpack
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
-from p2p_burraco import wire  # noqa: E402
+from p2p_burraco import wire
 
 B16 = bytes(range(16))
 B32 = bytes(range(32))
@@ -112,6 +112,18 @@ def valid_vectors() -> list[dict[str, Any]]:
     big = env("tables", 3, {"tables": [{"id": f"t{i}", "note": "x" * 200} for i in range(40)]})
     out.append({"name": "tables spanning several TCP segments", "sender": "host",
                 "hex": frame(big).hex(), "decoded": wire.to_json_value(big), "roundtrip": True})
+    # the limits of § 2, exactly reached
+    deepest: Any = 1
+    for _ in range(wire.MAX_DEPTH - 4):       # tables 2, the map 3, lists 4..15, the 1 at 16
+        deepest = [deepest]
+    edge = env("tables", 4, {"tables": [{"deep": deepest}]})
+    out.append({"name": "nesting exactly 16 deep", "sender": "host", "hex": frame(edge).hex(),
+                "decoded": wire.to_json_value(edge), "roundtrip": True})
+    wide = env("error", 5, {"code": "x.y", "message": "\U0001F0CF" * wire.MAX_STR, "ref": None,
+                            "fatal": False, "rule": None})
+    out.append({"name": "a string of 4096 four-byte characters (16 KiB)", "sender": "host",
+                "hex": frame(wide).hex(), "decoded": wire.to_json_value(wide),
+                "roundtrip": True})
     return out
 
 
@@ -154,6 +166,28 @@ def invalid_vectors() -> list[dict[str, Any]]:
         ("nesting deeper than the cap", "peer",
          raw_frame(packed(env("ping", 1, {"n": 1, "x": [[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]}))),
          "frame.too_deep", 1),
+        ("a scalar at depth 17", "host", raw_frame(packed(env("tables", 1, {"tables": [
+            {"deep": [[[[[[[[[[[[[1]]]]]]]]]]]]]}]}))), "frame.too_deep", 1),
+        ("nested lists cut short (too deep wins: one frame, one code)", "peer",
+         raw_frame(packed(env("ping", 1, {"n": 1}))[:-1] + b"\x91" * 1000), "frame.too_deep",
+         1),
+        ("a list header declaring 4097 items", "peer",
+         raw_frame(b"\x83\xa4type\xa4ping\xa3seq\x01\xa4body\x81\xa1n\xdc\x10\x01"),
+         "frame.too_long", 1),
+        ("a map header declaring 2^32-1 entries", "peer",
+         raw_frame(b"\x83\xa4type\xa4ping\xa3seq\x01\xa4body\xdf\xff\xff\xff\xff"),
+         "frame.too_long", 1),
+        ("a string header declaring 1 GiB", "peer",
+         raw_frame(b"\x83\xa4type\xa4ping\xa3seq\x01\xa4body\x81\xa1n\xdb\x40\x00\x00\x00"),
+         "frame.too_long", 1),
+        ("bytes of 65537", "peer",
+         raw_frame(packed(env("ping", 1, {"n": b"\x00" * (wire.MAX_BIN + 1)}))), "frame.too_long",
+         1),
+        ("a string of 4097 two-byte characters", "peer",
+         raw_frame(packed(env("ping", 1, {"n": "\u00e9" * (wire.MAX_STR + 1)}))),
+         "frame.too_long", 1),
+        ("more than 32768 values", "peer",
+         raw_frame(packed(env("ping", 1, {"n": [[0] * 4096] * 8}))), "frame.too_long", 1),
         ("an array, not a map", "peer", raw_frame(packed(["ping", 1, {}])), "frame.not_map", 1),
         ("envelope without body", "peer", raw_frame(packed({"type": "ping", "seq": 1})),
          "frame.envelope", 1),
@@ -193,8 +227,8 @@ def invalid_vectors() -> list[dict[str, Any]]:
          frame(env("hello", 1, {**VALID_BODIES["hello"][1], "versions": {"0": 1}})),
          "msg.field_type", 1),
         ("a string over 4096 characters", "peer",
-         frame(env("hello", 1, {**VALID_BODIES["hello"][1], "name": "x" * 4097})),
-         "msg.field_type", 1),
+         raw_frame(packed(env("hello", 1, {**VALID_BODIES["hello"][1], "name": "x" * 4097}))),
+         "frame.too_long", 1),
     ]
     return [{"name": n, "sender": s, "hex": b.hex(), "error": e, "next_seq": q}
             for n, s, b, e, q in cases]

@@ -1,0 +1,656 @@
+"""`p2p-burraco bench host`: what one host process costs per hand, with N tables of bots.
+
+Three kinds of OS process, all on 127.0.0.1 over real TCP:
+
+- the host: `python -m p2p_burraco.benchmarks.hostproc` — one HostNode with a fresh
+  temporary data dir, no default table, room for the N tables; optionally under cProfile;
+- C client processes (`python -m p2p_burraco.benchmarks.host --client ...`), each one
+  Twisted reactor running the bot peers of its share of the tables. For each table one peer
+  sends `create_table` (a target of 1 000 000 points and no hand cap, so matches do not end
+  within the run) then sits at seat 0; when `table_created` names the table, the other P-1
+  peers connect and join it at seats 1..P-1. Bots are ephemeral (no data dir). A match that
+  still ends (it should not) is replaced by a fresh table;
+- this process, which measures the host from outside: /proc/<pid>/stat for CPU (user+sys),
+  /proc/<pid>/status VmRSS every 0.5 s, and the host's stdout lines, stamped as they arrive,
+  for the hands ("t3: hand 4: played to its end" — said when the hand's outcome is known,
+  before the seats' sign-offs close it). The host process adds, once a second, its own
+  cumulative time in fdatasync/fsync and idle in epoll (`bench-stats` lines).
+
+The measured window starts when the warm-up (the first --warmup fraction of the run, 20 %
+by default — table creation, handshakes and first deals fall in it) ends and closes at S
+seconds; the figures per hand divide what the host spent in that window by the hands the
+host closed in it. With many tables and a short run that over-counts (hands under way at
+either edge of the window), so a second CPU figure is normalised by progress: host CPU per
+journaled event in the window × the mean events of a closed hand (from the journals).
+After S seconds the clients are terminated (SIGTERM), then the host.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+HELP = "host CPU and memory per hand with N bot tables over loopback TCP (separate processes)"
+
+HAND_LINE = re.compile(r"^(t\d+): hand (\d+): (.*)$")
+SCORED = "played to its end"
+STARTED_LINE = re.compile(r"^(t\d+): match \w+ started")
+BIG_TARGET = 1_000_000
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tables", type=int, default=10, help="bot tables (default 10)")
+    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    p.add_argument("--variant", default=None, help="rule set (default: the game's)")
+    p.add_argument("--players", type=int, default=None,
+                   help="seats per table (default 4 Burraco, 2 Briscola)")
+    p.add_argument("--seconds", type=float, default=60.0,
+                   help="how long the tables play (default 60)")
+    p.add_argument("--clients", type=int, default=None,
+                   help="client processes running the bots (default 2; 1 for one table)")
+    p.add_argument("--strategy", default="greedy", help="bot strategy (default greedy)")
+    p.add_argument("--warmup", type=float, default=0.2,
+                   help="fraction of --seconds left out of the per-hand figures (default 0.2)")
+    p.add_argument("--seed", type=int, default=None, help="seed the bots' choices")
+    p.add_argument("--profile", type=Path, default=None, metavar="FILE",
+                   help="run the host under cProfile, write its pstats to FILE and print the "
+                        "top 25 functions by cumulative and by total time")
+    p.add_argument("--profile-clock", choices=("cpu", "wall"), default="cpu",
+                   help="the profiler's clock: cpu (process time, default) or wall")
+    p.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
+
+
+# --------------------------------------------------------------------------- client process
+
+def client_main(argv: list[str]) -> int:
+    """One client process: the bots of `--tables` tables, until SIGTERM.
+
+    Prints on stdout: "CLIENT-STARTED" once the reactor runs, "TABLE <id>" for each table
+    created, "PEER-FAIL <name> <table>: <error>" for a peer that stops with an error,
+    "MATCH-END <table>" for a match that ended (and is replaced)."""
+    p = argparse.ArgumentParser(prog="bench host --client")
+    p.add_argument("--port", type=int, required=True)
+    p.add_argument("--tables", type=int, required=True)
+    p.add_argument("--index", type=int, default=0, help="this client's number (peer names)")
+    p.add_argument("--game", required=True)
+    p.add_argument("--variant", default=None)
+    p.add_argument("--players", type=int, required=True)
+    p.add_argument("--strategy", default="greedy")
+    p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--stagger", type=float, default=0.05)
+    p.add_argument("--ping-interval", type=float, default=15.0)
+    p.add_argument("--idle-timeout", type=float, default=120.0)
+    args = p.parse_args(argv)
+
+    import logging
+
+    logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s",
+                        stream=sys.stderr)
+
+    from ..bots.controller import LazyBotController, bot_factory
+    from ..net.peer import PeerConfig, PeerNode
+    from ..net.runtime import run_reactor
+
+    factory = bot_factory(args.strategy, args.seed)
+    stopping = [False]
+    counter = [0]
+    live: list[PeerNode] = []
+
+    def say(line: str) -> None:
+        if not stopping[0]:
+            print(line, flush=True)
+
+    class CreatorPeer(PeerNode):
+        """Seat 0: creates the table, then brings the other seats in."""
+
+        on_table: Any = None
+
+        def frame(self, conn: Any, frame: Any) -> None:
+            super().frame(conn, frame)
+            if frame.type == "table_created" and self.on_table is not None:
+                callback, self.on_table = self.on_table, None
+                callback(frame.body["table"])
+
+    def peer_config(name: str, **kw: Any) -> PeerConfig:
+        return PeerConfig(host="127.0.0.1", port=args.port, name=name, data_dir=None,
+                          reconnect=True, ping_interval=args.ping_interval,
+                          idle_timeout=args.idle_timeout, **kw)
+
+    def watch(peer: PeerNode, creator: bool, reactor: Any) -> None:
+        def ok(result: Any) -> None:
+            if creator and not stopping[0]:
+                say(f"MATCH-END {peer.table}")
+                start_table(reactor)
+
+        def failed(f: Any) -> None:
+            say(f"PEER-FAIL {peer.config.name} {peer.table}: {f.getErrorMessage()}")
+
+        peer.done.addCallbacks(ok, failed)
+        live.append(peer)
+
+    def start_table(reactor: Any) -> None:
+        if stopping[0]:
+            return
+        counter[0] += 1
+        tag = f"c{args.index}x{counter[0]}"
+        create = {"game": args.game, "variant": args.variant, "players": args.players,
+                  "target": BIG_TARGET, "hands": None}
+        creator = CreatorPeer(reactor, peer_config(f"{tag}-0", create=create, seat=0),
+                              LazyBotController(factory))
+
+        def joined(table_id: str) -> None:
+            say(f"TABLE {table_id}")
+            for seat in range(1, args.players):
+                peer = PeerNode(reactor, peer_config(f"{tag}-{seat}", table=table_id,
+                                                     seat=seat), LazyBotController(factory))
+                watch(peer, False, reactor)
+                peer.start()
+
+        creator.on_table = joined
+        watch(creator, True, reactor)
+        creator.start()
+
+    def until_idle(_: Any = None) -> Any:
+        """What marks this client's end: every peer it started is done. Chained through the
+        peers' own `done` (each has had its outcome reported by `watch` by then)."""
+        live[:] = [p for p in live if not p.done.called]
+        if not live:
+            return None
+        return live[0].done.addBoth(until_idle)
+
+    def start(reactor: Any) -> Any:
+        def stop() -> None:
+            stopping[0] = True
+        reactor.addSystemEventTrigger("before", "shutdown", stop)
+        start_table(reactor)
+        for i in range(1, args.tables):
+            reactor.callLater(i * args.stagger, start_table, reactor)
+        print("CLIENT-STARTED", flush=True)
+        return until_idle()         # in practice SIGTERM stops the reactor first
+
+    run_reactor(start)
+    return 0
+
+
+# --------------------------------------------------------------------------- measuring
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+# --------------------------------------------------------------------------- measuring
+
+CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+RSS_TICK = 0.5
+"""Seconds between two samples of the host's RSS."""
+STATS_LINE = re.compile(r"^bench-stats t=([\d.]+) syncs=(\d+) sync_s=([\d.]+) poll_s=([\d.]+)")
+
+
+def cpu_seconds(pid: int) -> float:
+    """user + system CPU seconds of a process (not its children), from /proc/<pid>/stat."""
+    with open(f"/proc/{pid}/stat", "rb") as f:
+        data = f.read()
+    fields = data[data.rindex(b")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def rss_kb(pid: int) -> int:
+    """VmRSS of a process in KB, from /proc/<pid>/status (0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+@dataclass
+class Stream:
+    """Lines of one pipe, each stamped with time.monotonic() when it arrived."""
+
+    lines: list[tuple[float, str]] = field(default_factory=list)
+    thread: threading.Thread | None = None
+
+    @classmethod
+    def follow(cls, pipe: Any) -> Stream:
+        s = cls()
+
+        def read() -> None:
+            for line in pipe:
+                s.lines.append((time.monotonic(), line.rstrip("\n")))
+        s.thread = threading.Thread(target=read, daemon=True)
+        s.thread.start()
+        return s
+
+    def join(self, timeout: float = 5.0) -> None:
+        if self.thread is not None:
+            self.thread.join(timeout)
+
+    def wait_for(self, pattern: str, proc: subprocess.Popen[str], timeout: float
+                 ) -> re.Match[str] | None:
+        rx = re.compile(pattern)
+        deadline = time.monotonic() + timeout
+        while True:
+            exited = proc.poll() is not None
+            if exited:
+                self.join(2.0)
+            for _, line in list(self.lines):
+                m = rx.search(line)
+                if m:
+                    return m
+            if exited or time.monotonic() > deadline:
+                return None
+            time.sleep(0.02)
+
+
+@dataclass
+class Proc:
+    popen: subprocess.Popen[str]
+    out: Stream
+    err: Stream
+
+
+def spawn(cmd: list[str]) -> Proc:
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["PYTHONUNBUFFERED"] = "1"
+    popen = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, bufsize=1, env=env)
+    return Proc(popen, Stream.follow(popen.stdout), Stream.follow(popen.stderr))
+
+
+def stop(proc: Proc, timeout: float) -> None:
+    """SIGTERM, then SIGKILL after `timeout` seconds."""
+    if proc.popen.poll() is None:
+        proc.popen.terminate()
+    try:
+        proc.popen.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.popen.kill()
+        proc.popen.wait(5)
+    proc.out.join()
+    proc.err.join()
+
+
+def clients_cpu(procs: list[Proc]) -> float:
+    total = 0.0
+    for c in procs:
+        try:
+            total += cpu_seconds(c.popen.pid)
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def journals(data_dir: Path) -> tuple[int, list[int]]:
+    """(records in every match journal, the records of each hand closed so far — from the
+    record after the previous checkpoint, or after the match header, to its checkpoint)."""
+    import msgpack
+
+    from ..storage.files import read_records
+
+    total = 0
+    per_hand: list[int] = []
+    for path in (data_dir / "matches").glob("*/journal.p2pj"):
+        records, _ = read_records(path)
+        total += len(records)
+        last = 0                  # the header
+        for i, body in enumerate(records):
+            if _event_kind(msgpack, body) == "checkpoint":
+                per_hand.append(i - last)
+                last = i
+    return total, per_hand
+
+
+def _event_kind(msgpack: Any, body: bytes) -> Any:
+    try:
+        value = msgpack.unpackb(body, raw=False)
+    except ValueError:            # msgpack's errors are ValueErrors
+        return None
+    return value.get("e") if isinstance(value, dict) else None
+
+
+def host_clocks(lines: list[tuple[float, str]], until: float
+                ) -> tuple[float, int, float, float] | None:
+    """The host's last `bench-stats` line that arrived by `until`: (its monotonic time,
+    sync calls, seconds in fdatasync/fsync, seconds idle in epoll), all cumulative."""
+    last = None
+    for t, x in list(lines):
+        if t > until:
+            break
+        m = STATS_LINE.match(x)
+        if m:
+            last = (float(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)))
+    return last
+
+
+@dataclass
+class Snapshot:
+    t: float
+    cpu: float
+    rss: int
+    hands: int
+    clients_cpu: float
+    events: int
+
+
+def snapshot(pid: int, host: Proc, clients: list[Proc], data_dir: Path) -> Snapshot:
+    now = time.monotonic()
+    try:
+        cpu = cpu_seconds(pid)
+    except (OSError, ValueError, IndexError):
+        cpu = float("nan")
+    return Snapshot(now, cpu, rss_kb(pid), count_hands(host.out.lines), clients_cpu(clients),
+                    journals(data_dir)[0])
+
+
+def count_hands(lines: list[tuple[float, str]]) -> int:
+    return sum(1 for _, x in list(lines) if HAND_LINE.match(x))
+
+
+def split(n: int, parts: int) -> list[int]:
+    return [n // parts + (1 if i < n % parts else 0) for i in range(parts)]
+
+
+def tracebacks(lines: list[tuple[float, str]]) -> list[str]:
+    """Each traceback on stderr as one line: the logged line before it → the exception."""
+    found: list[str] = []
+    texts = [x for _, x in lines]
+    for i, x in enumerate(texts):
+        if x.startswith("Traceback"):
+            j = i + 1
+            while j < len(texts) and (texts[j].startswith((" ", "\t")) or not texts[j]):
+                j += 1
+            head = texts[i - 1] if i > 0 else ""
+            last = texts[j] if j < len(texts) else "?"
+            found.append(f"{head} → {last}")
+    return found
+
+
+@dataclass
+class Measure:
+    """What the bench saw of the host (and the clients' CPU)."""
+
+    rss_start: int = 0
+    cpu_listen: float = 0.0
+    peak: int = 0
+    t0: float = 0.0
+    warm: Snapshot | None = None
+    end: Snapshot | None = None
+    per_hand_events: list[int] = field(default_factory=list)
+    hand_files: int = 0
+    disk: int = 0
+    died: str = ""
+
+
+# --------------------------------------------------------------------------- the bench
+
+def run(args: argparse.Namespace) -> int:
+    if args.client:
+        raise ValueError("--client is for the bench's own client processes")
+    if args.tables < 1:
+        raise ValueError("--tables must be at least 1")
+    if args.seconds <= 0:
+        raise ValueError("--seconds must be positive")
+    if not 0 <= args.warmup < 1:
+        raise ValueError("--warmup must be in [0, 1)")
+    players = args.players or (4 if args.game == "burraco" else 2)
+    clients = args.clients or (1 if args.tables == 1 else 2)
+    clients = max(1, min(clients, args.tables))
+    if not Path("/proc/self/stat").exists():
+        raise OSError("bench host reads /proc/<pid>/stat and status (Linux only)")
+    profile = args.profile.resolve() if args.profile is not None else None
+
+    me = Measure()
+    with tempfile.TemporaryDirectory(prefix="p2pb-bench-host-") as tmp:
+        data_dir = Path(tmp)
+        cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.hostproc", "--port", "0",
+               "--data-dir", str(data_dir), "--max-tables", str(args.tables * 2 + 16)]
+        if profile is not None:
+            cmd += ["--profile", str(profile), "--profile-clock", args.profile_clock]
+        host = spawn(cmd)
+        clients_p: list[Proc] = []
+        try:
+            m = host.out.wait_for(r"listening on [\d.]+:(\d+)", host.popen, 60)
+            if m is None:
+                stop(host, 5)
+                err = "\n".join(x for _, x in host.err.lines[-20:])
+                raise OSError(f"the host process did not start:\n{err}")
+            port = int(m.group(1))
+            pid = host.popen.pid
+            me.rss_start = me.peak = rss_kb(pid)
+            me.cpu_listen = cpu_seconds(pid)
+            for i, n in enumerate(split(args.tables, clients)):
+                ccmd = [sys.executable, "-m", "p2p_burraco.benchmarks.host", "--client",
+                        "--port", str(port), "--tables", str(n), "--index", str(i),
+                        "--game", args.game, "--players", str(players),
+                        "--strategy", args.strategy]
+                if args.variant:
+                    ccmd += ["--variant", args.variant]
+                if args.seed is not None:
+                    ccmd += ["--seed", str(args.seed * 1000 + i)]
+                clients_p.append(spawn(ccmd))
+            for c in clients_p:
+                if c.out.wait_for(r"^CLIENT-STARTED", c.popen, 60) is None:
+                    err = "\n".join(x for _, x in c.err.lines[-20:])
+                    raise OSError(f"a client process did not start:\n{err}")
+            me.t0 = time.monotonic()
+            t_warm = me.t0 + args.warmup * args.seconds
+            t_end = me.t0 + args.seconds
+            while True:
+                now = time.monotonic()
+                if host.popen.poll() is not None:
+                    me.died = f"the host process exited early (code {host.popen.returncode})"
+                    break
+                me.peak = max(me.peak, rss_kb(pid))
+                if me.warm is None and now >= t_warm:
+                    me.warm = snapshot(pid, host, clients_p, data_dir)
+                if now >= t_end:
+                    break
+                nxt = t_end if me.warm is not None else min(t_warm, t_end)
+                time.sleep(min(RSS_TICK, max(0.005, nxt - now)))
+            me.end = snapshot(pid, host, clients_p, data_dir)
+            me.peak = max(me.peak, me.end.rss)
+            if me.warm is None:      # the host died during the warm-up
+                me.warm = Snapshot(me.t0, me.cpu_listen, me.rss_start, 0, 0.0, 0)
+        finally:
+            for c in clients_p:
+                if c.popen.poll() is None:
+                    c.popen.terminate()
+            for c in clients_p:
+                stop(c, 10)
+            stop(host, 120)
+        _, me.per_hand_events = journals(data_dir)
+        me.hand_files = len(list((data_dir / "matches").glob("*/hand-*.p2pb")))
+        me.disk = sum(f.stat().st_size for f in (data_dir / "matches").rglob("*")
+                      if f.is_file())
+    return report(args, players, clients, host, clients_p, me, profile)
+
+
+def report(args: argparse.Namespace, players: int, clients: int, host: Proc,
+           clients_p: list[Proc], me: Measure, profile: Path | None) -> int:
+    warm, end = me.warm, me.end
+    assert warm is not None and end is not None
+    t_stop = end.t
+    out = [(t, x) for t, x in host.out.lines if t <= t_stop]
+    hands = [(t, m) for t, m in ((t, HAND_LINE.match(x)) for t, x in out) if m is not None]
+    not_scored = [f"{m.group(1)}: hand {m.group(2)}: {m.group(3)}" for _, m in hands
+                  if m.group(3) != SCORED]
+    started = [t for t, x in out if STARTED_LINE.match(x)]
+    all_started = f"{max(0.0, max(started) - me.t0):.1f} s" if len(started) >= args.tables \
+        else "the end"
+    window_hands = end.hands - warm.hands
+    window_s = end.t - warm.t
+    cpu = end.cpu - warm.cpu
+    ccpu = end.clients_cpu - warm.clients_cpu
+    events = end.events - warm.events
+    per_table: dict[str, int] = {}
+    for _, m in hands:
+        per_table[m.group(1)] = per_table.get(m.group(1), 0) + 1
+
+    def lines_with(*words: str) -> list[str]:
+        return [x for _, x in out if any(w in x for w in words)]
+    drops = lines_with(" dropped; seat held")
+    timeouts = lines_with(": timeout: ")
+    refused = lines_with(": refused seat ")
+    faults = lines_with("host is at fault", "did not come back", "signed another result")
+
+    peer_fails: list[str] = []
+    match_ends: list[str] = []
+    client_tb: list[str] = []
+    rejected = 0
+    client_err: list[str] = []
+    for c in clients_p:
+        for t, x in c.out.lines:
+            if t > t_stop:
+                continue
+            if x.startswith("PEER-FAIL"):
+                peer_fails.append(x[len("PEER-FAIL "):])
+            elif x.startswith("MATCH-END"):
+                match_ends.append(x.split()[1] if len(x.split()) > 1 else "?")
+        err = [(t, x) for t, x in c.err.lines if t <= t_stop]
+        client_tb += tracebacks(err)
+        rejected += sum(1 for _, x in err if "action refused" in x)
+        client_err += [x for _, x in err if x and not x.startswith((" ", "\t", "Traceback"))]
+    host_tb = tracebacks(host.err.lines)
+    host_err = [x for _, x in host.err.lines if x and not x.startswith((" ", "\t", "Traceback"))]
+    errors = len(peer_fails) + len(not_scored) + len(host_tb) + len(client_tb) + bool(me.died)
+
+    def per_hand(v: float, fmt: str, unit: str) -> str:
+        return f"{format(v / window_hands, fmt)} {unit}" if window_hands > 0 else \
+            "n/a (no hand closed in the window)"
+
+    def pct(v: float) -> str:
+        return f"{v / window_s * 100:.0f} %" if window_s > 0 else "n/a"
+
+    print(f"bench host: {args.game} {args.variant or '(default rules)'}, {args.tables} tables "
+          f"× {players} seats, bots '{args.strategy}' in {clients} client process(es); "
+          f"{args.seconds:g} s over loopback TCP"
+          + (f" — HOST UNDER cProfile ({args.profile_clock} clock)" if profile else ""))
+    try:
+        with open("/proc/loadavg") as f:
+            load = f.read().split()[:3]
+        print(f"  machine:               {os.cpu_count()} CPUs, load average "
+              f"{' '.join(load)} (at the end)")
+    except OSError:
+        pass
+    print(f"  tables:                {len(started)} matches started (all {args.tables} by "
+          f"{all_started}); {len(match_ends)} ended and were replaced")
+    print(f"  hands completed:       {len(hands)} in all ({me.hand_files} signed off and on "
+          f"disk); {window_hands} in the measured window")
+    if per_table:
+        counts = sorted(per_table.values())
+        print(f"                         per table: min {counts[0]}, median "
+              f"{counts[len(counts) // 2]}, max {counts[-1]}")
+    print(f"  measured window:       {window_s:.1f} s, after a warm-up of the first "
+          f"{args.warmup * 100:.0f} % ({warm.t - me.t0:.1f} s)")
+    print(f"  hands per minute:      {window_hands / window_s * 60:.1f}" if window_s > 0 else
+          "  hands per minute:      n/a")
+    print(f"  host CPU per hand:     {per_hand(cpu * 1000, '.1f', 'ms')}  (user+sys {cpu:.2f} s "
+          f"in the window = {pct(cpu)} of one core; {me.cpu_listen:.2f} s to start, "
+          f"{end.cpu:.2f} s in all)")
+    if me.per_hand_events and events > 0:
+        eph = sum(me.per_hand_events) / len(me.per_hand_events)
+        print(f"    by journal events:   {cpu / events * eph * 1000:.1f} ms  ({events} events "
+              f"journaled in the window, {cpu / events * 1e6:.0f} µs of host CPU each; "
+              f"{eph:.0f} events per closed hand, n={len(me.per_hand_events)})")
+    a, b = host_clocks(host.out.lines, warm.t), host_clocks(host.out.lines, end.t)
+    if a is not None and b is not None and b[0] > a[0]:
+        span = b[0] - a[0]
+        syncs, sync_s, idle_s = b[1] - a[1], b[2] - a[2], b[3] - a[3]
+        rest = span - sync_s - idle_s
+        print(f"  host wall time:        {sync_s / span * 100:.0f} % in fdatasync/fsync ("
+              f"{syncs} calls, {sync_s / max(syncs, 1) * 1000:.2f} ms each), "
+              f"{idle_s / span * 100:.0f} % idle in epoll, {rest / span * 100:.0f} % the rest "
+              f"(Python work: {cpu / window_s * 100 if window_s else 0:.0f} % on a core, "
+              f"the remainder waiting for one)  ({span:.0f} s, the host's own clocks)")
+    print(f"  clients' CPU per hand: {per_hand(ccpu * 1000, '.0f', 'ms')}  (the bots: {clients} "
+          f"client processes at {pct(ccpu)} of one core in the window)")
+    print(f"  host RSS:              start {me.rss_start / 1024:.1f} MB (listening), peak "
+          f"{me.peak / 1024:.1f} MB, end {end.rss / 1024:.1f} MB")
+    print(f"  RSS growth per hand:   {per_hand(end.rss - warm.rss, '.1f', 'KB')}  "
+          f"({(end.rss - warm.rss) / 1024:+.1f} MB over the window)")
+    print(f"  disk:                  {me.disk / 1024:.0f} KB in matches/"
+          + (f" ({me.disk / 1024 / len(hands):.1f} KB per hand)" if hands else ""))
+    print(f"  errors:                {errors}  ({len(peer_fails)} bot peers failed, "
+          f"{len(not_scored)} hands not scored, {len(host_tb)} host tracebacks, "
+          f"{len(client_tb)} client tracebacks" + (f", {me.died}" if me.died else "") + ")")
+    print(f"  also:                  {len(refused)} host refusals, {len(timeouts)} timeouts, "
+          f"{len(drops)} drops before the stop, {rejected} bot moves refused, "
+          f"{len(faults)} fault lines")
+
+    def show(title: str, items: list[str], limit: int = 8) -> None:
+        if items:
+            print(f"  {title} ({len(items)}):")
+            for x in items[:limit]:
+                print(f"    {x}")
+            if len(items) > limit:
+                print(f"    … {len(items) - limit} more")
+    show("bot peers failed", peer_fails)
+    show("hands not scored", not_scored)
+    show("host tracebacks", host_tb)
+    show("client tracebacks", client_tb)
+    show("host refusals", refused)
+    show("timeouts", timeouts)
+    show("drops", drops, 4)
+    show("fault lines", faults)
+    show("host stderr", host_err, 12)
+    show("client stderr", client_err, 12)
+    if profile is not None:
+        print_profile(profile, args.profile_clock)
+    return 1 if errors or not hands else 0
+
+
+def short_path(filename: str) -> str:
+    """A profile entry's file, short but unambiguous: p2p_burraco/net/host.py, twisted/...,
+    the stdlib module's name."""
+    import sysconfig
+
+    for marker in ("/site-packages/", "/dist-packages/"):
+        if marker in filename:
+            return filename.rsplit(marker, 1)[1]
+    if "/p2p_burraco/" in filename:
+        return "p2p_burraco/" + filename.rsplit("/p2p_burraco/", 1)[1]
+    stdlib = sysconfig.get_paths().get("stdlib", "")
+    if stdlib and filename.startswith(stdlib + "/"):
+        return filename[len(stdlib) + 1:]
+    return os.path.basename(filename)
+
+
+def print_profile(path: Path, clock: str = "cpu", top: int = 25) -> None:
+    import pstats
+
+    if not path.exists():
+        print(f"  profile: {path} was not written")
+        return
+    print(f"\nhost profile written to {path} (pstats, {clock} clock); top {top}:")
+    original = pstats.func_strip_path        # type: ignore[attr-defined]
+
+    def strip(func_name: tuple[str, int, str]) -> tuple[str, int, str]:
+        filename, line, name = func_name
+        return short_path(filename), line, name
+    for key in ("cumulative", "tottime"):
+        print(f"\n--- by {key} time ---")
+        stats = pstats.Stats(str(path), stream=sys.stdout)
+        pstats.func_strip_path = strip         # type: ignore[attr-defined]  # strip_dirs uses it
+        try:
+            stats.strip_dirs()
+        finally:
+            pstats.func_strip_path = original  # type: ignore[attr-defined]
+        stats.sort_stats(key).print_stats(top)
+    sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    sys.exit(client_main([a for a in sys.argv[1:] if a != "--client"]))

@@ -1,0 +1,826 @@
+"""The audit of a whole match: every hand (`audit.audit_transcript`), the chain that binds
+them, the standings folded from their outcomes, the host's final word, and who is to blame.
+
+What `verify` needs beyond one hand's audit (PROTOCOL §8.8, §8.12, §8.13, §9):
+
+- **The chain.** Hands in `hand_no` order from 0, none missing; each `hand_start` bound to
+  the match (its id, the host's key, the rules), its hand id derived as §8.2 says, its
+  `prev_result` the result hash the previous hand closed with, its `state` the match the
+  auditor folded itself (hand 0: a fresh match). A `hand_start` is host-signed: a link
+  that does not hold is the host's signed lie. A hand dealt after the match ended likewise.
+- **The fold.** Each hand is audited on the state the auditor folded (never the state the
+  host asserts), so its outcome, result hash and `hand_end` comparison are the auditor's
+  own; the last `hand_end` (`state`, `match_over`) and `result.json` (unsigned: a mismatch
+  is the record's) are compared with the fold.
+- **Keys.** Every key a record names is checked against pins (`storage.known_keys`): one
+  that contradicts its pin makes the whole record a forgery.
+- **Blame.** A verdict names one party — a seat, the host or the record — and the
+  statement that proves it. A record altered after the fact makes the replay see things
+  that never happened (an entry cut out makes the next move look out of turn), so faults
+  the judge finds beyond what a signature still pins down are not counted against anyone
+  when the record itself is shown altered; a seat's own statements contradicting each
+  other (a key, a seed, a pass, a proof, a claim) convict it whatever else was done.
+
+Verdicts: **fair** (nothing at fault, every hand closed by the host and signed off by every
+seat, every hand of the match here); **cheat** (a fault proven; exit 1); **incomplete**
+(nothing proven, something missing: a sign-off, the hand_end, a hand; exit 2).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeGuard
+
+from ..fairdeal import signing
+from ..fairdeal.audit import Fault, Verdict
+from ..fairdeal.deal import HOST_TYPES
+from ..fairdeal.local import NO_RESULT, PROTOCOL_ID, hand_id_for
+from ..fairdeal.transcript import Transcript, log_hash
+from ..games.base import forfeit_result
+from .audit import HandAudit, audit_transcript
+from .matchstate import MatchState, MatchStateError
+
+FAIR, CHEAT, INCOMPLETE = "fair", "cheat", "incomplete"
+EXIT_CODES = {FAIR: 0, CHEAT: 1, INCOMPLETE: 2}
+
+SELF_CONTAINED = frozenset({
+    "bad_commitment", "bad_x25519", "wrong_shuffle", "wrong_lock", "bad_point",
+    "duplicate_point", "wrong_key", "bad_envelope", "false_claim", "bad_deck",
+    "bad_key"})
+"""Seat faults its own signed statements prove by themselves (seed, keys, passes, proofs),
+whatever the order or completeness of the rest of the record."""
+
+CHAIN_FAULTS = frozenset({
+    "bad_hand_id", "wrong_prev_result", "wrong_state", "not_fresh", "after_match_end",
+    "rules_changed", "dealt_twice"})
+"""Faults of a host-signed hand_start against the match chain (`where` 0)."""
+
+_RANK = {"record": 1, "seat": 2, "host": 3}
+_HAND_FILE = re.compile(r"^hand-(\d+)\.p2pb$")
+
+
+def _is_int(v: Any) -> TypeGuard[int]:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def jsonish(value: Any) -> Any:
+    """A value as it reads back from result.json (bytes as hex, tuples as lists)."""
+    return json.loads(json.dumps(value, sort_keys=True,
+                                 default=lambda v: v.hex() if isinstance(v, bytes) else str(v)))
+
+
+def _safe_log_hash(t: Transcript) -> bytes | None:
+    try:
+        return log_hash(t.entries)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return None
+
+
+def _hs_signed(hs: Mapping[str, Any]) -> bool:
+    key = hs.get("host_key")
+    return hs.get("type") == "hand_start" and isinstance(key, bytes) and len(key) == 32 \
+        and signing.verify(key, hs)
+
+
+@dataclass
+class KeyUse:
+    """One key a record names: `role` "host" or "seat N", the name it is pinned under."""
+
+    role: str
+    name: str
+    key: bytes
+    status: str            # pinned | unknown | mismatch | "" (no pins consulted)
+    hand_no: int           # first hand naming it
+
+
+@dataclass
+class HandCheck:
+    """One hand's audit within its match: the hand audit, the chain checks, what is missing,
+    and the verdict with the fault that decides it."""
+
+    path: str
+    transcript: Transcript
+    report: HandAudit
+    faults: list[Fault] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    trusted: list[Fault] = field(default_factory=list)
+    discounted: list[Fault] = field(default_factory=list)
+    primary: Fault | None = None
+    log_hash: bytes = b""
+    signed: list[int] = field(default_factory=list)
+    disputed: list[int] = field(default_factory=list)
+    saw_log: set[int] = field(default_factory=set)   # seats that signed off this very log
+    other_log: set[int] = field(default_factory=set)  # seats that signed off another log
+
+    @property
+    def hs(self) -> Mapping[str, Any]:
+        return self.transcript.entries[0]
+
+    @property
+    def hand_no(self) -> int:
+        n = self.hs.get("hand_no")
+        return n if _is_int(n) else -1
+
+    @property
+    def names(self) -> list[str]:
+        names = self.hs.get("names")
+        return [str(n) for n in names] if isinstance(names, list) else []
+
+    def seat_name(self, seat: int | None) -> str:
+        if seat is None:
+            return ""
+        names = self.names
+        return names[seat] if 0 <= seat < len(names) else ""
+
+    def who(self, f: Fault) -> str:
+        if f.party == "seat":
+            name = self.seat_name(f.seat)
+            return f"seat {f.seat}" + (f" ({name})" if name else "")
+        return "the host" if f.party == "host" else "the record"
+
+    def message(self, f: Fault) -> str:
+        """Which message proves it: 'message 12 (release)', 'the hand_end', …"""
+        if f.where is None:
+            if f.what in ("tampered", "wrong_result", "false_verdict"):
+                return "the hand_end"
+            if f.what == "bad_signature" and "sign-off" in f.detail:
+                return "a sign-off"
+            return "the record as a whole"
+        entries = self.transcript.entries
+        t = entries[f.where].get("type") if 0 <= f.where < len(entries) else None
+        return f"message {f.where}" + (f" ({t})" if isinstance(t, str) else "")
+
+    @property
+    def closed(self) -> bool:
+        return self.report.closed
+
+    @property
+    def verdict(self) -> str:
+        if self.trusted:
+            return CHEAT
+        if self.missing:
+            return INCOMPLETE
+        return FAIR
+
+    @property
+    def sound(self) -> bool:
+        """The hand's outcome and the state after it are the auditor's own (an altered
+        record makes the fold through it doubtful; a host's false word does not)."""
+        r = self.report
+        return r.outcome is not None and r.outcome.kind != "host_fault" \
+            and r.state_after is not None and not any(f.party == "record" for f in self.trusted)
+
+    def expected_result_hash(self) -> bytes | None:
+        return self.report.result_hash(self.log_hash)
+
+
+@dataclass
+class MatchAudit:
+    """A match (or a hand verified alone) — see the module docstring."""
+
+    match_id: bytes | None
+    source: str
+    alone: bool
+    hands: list[HandCheck] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)     # the match's own (record)
+    missing: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    keys: list[KeyUse] = field(default_factory=list)
+    chain_checked: bool = False
+    chain_ok: bool = True
+    gaps: bool = False                      # hands of the match are missing
+    computed: MatchState | None = None      # the fold after the last hand (None: unknown)
+    fold_from: int = 0                      # the fold is the auditor's own from this hand
+    stated: Mapping[str, Any] | None = None  # the last hand_end's state (host-signed)
+    stated_over: bool | None = None
+    result: Mapping[str, Any] | None = None
+    result_path: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        if self.faults or any(h.verdict == CHEAT for h in self.hands):
+            return CHEAT
+        if self.missing or any(h.verdict == INCOMPLETE for h in self.hands):
+            return INCOMPLETE
+        return FAIR
+
+    @property
+    def exit_code(self) -> int:
+        return EXIT_CODES[self.verdict]
+
+    def culprit(self) -> tuple[Fault, HandCheck | None] | None:
+        """The fault the verdict names, and its hand (None: the match's own records)."""
+        order = ("key_mismatch", "other_match")
+        for what in order:
+            for f in self.faults:
+                if f.what == what:
+                    return f, None
+        for h in self.hands:
+            if h.primary is not None:
+                return h.primary, h
+        if self.faults:
+            return self.faults[0], None
+        return None
+
+    def standings(self, which: str = "computed") -> dict[str, Any] | None:
+        if which == "computed":
+            return self.computed.standings() if self.computed is not None else None
+        if self.stated is None or not self.hands:
+            return None
+        try:
+            st = MatchState.of_hand_start({**self.hands[-1].hs, "state": dict(self.stated)})
+        except MatchStateError:
+            return None
+        return st.standings()
+
+
+# --------------------------------------------------------------------------- one hand
+
+def _pinned_upto(t: Transcript, report: HandAudit, computed: bytes) -> int:
+    """How much of the log a signature still pins down as the history it was made on: all of
+    it when the host's hand_end or a seat's sign-off names its hash, else up to the last host
+    statement signed for exactly its place (`at`, `head`)."""
+    entries = t.entries
+    if report.closed and (t.hand_end or {}).get("transcript_hash") == computed:
+        return len(entries)
+    hs = entries[0]
+    keys: list[Any] = hs["seat_keys"] if isinstance(hs.get("seat_keys"), list) else []
+    for so in t.sign_offs:
+        seat = so.get("seat")
+        if _is_int(seat) and 0 <= seat < len(keys) and so.get("transcript_hash") == computed \
+                and so.get("hand_id") == hs.get("hand_id") and signing.verify(keys[seat], so):
+            return len(entries)
+    host_key = hs.get("host_key")
+    best = 0
+    head = signing.chain_start()
+    for i, e in enumerate(entries):
+        if i and e.get("type") in HOST_TYPES and e.get("at") == i and e.get("head") == head \
+                and e.get("hand_id") == hs.get("hand_id") and isinstance(host_key, bytes) \
+                and signing.verify(host_key, e):
+            best = i
+        head = signing.chain_step(head, signing.entry_hash(e))
+    return best
+
+
+def _order_dependent(f: Fault, entries: Sequence[Mapping[str, Any]]) -> bool:
+    """A proof key judged against the keys published before it: the log's order matters."""
+    return f.what == "wrong_key" and f.where is not None and 0 <= f.where < len(entries) \
+        and entries[f.where].get("type") == "action"
+
+
+def judge_hand(h: HandCheck) -> None:
+    """Split the faults into those the evidence supports (`trusted`) and those that may only
+    follow from an altered record (`discounted`), and pick the one the verdict names."""
+    entries = h.transcript.entries
+    faults = h.faults
+    altered = any(f.party == "record" for f in faults)
+    unsigned_at = {f.where for f in faults if f.party == "record" and f.where is not None
+                   and f.what in ("bad_signature", "wrong_hand", "unexpected_entry")}
+    pinned = len(entries) if not altered else (
+        _pinned_upto(h.transcript, h.report, h.log_hash) if h.log_hash else 0)
+    h.trusted, h.discounted = [], []
+    open_hand = h.transcript.hand_end is None
+    for f in faults:
+        if open_hand and f.what == "no_reveal":
+            ok = False          # a hand never closed: its seeds may simply not be in yet
+            h.missing.append(f"{f.detail.split(' is missing')[0]} (the log stops before it)")
+        elif f.party == "record" or f.what in CHAIN_FAULTS:
+            ok = True
+        elif f.where is not None and f.where in unsigned_at:
+            ok = False          # a judgement of an entry no key signed
+        elif f.party == "seat" and f.what in SELF_CONTAINED and not _order_dependent(f, entries):
+            ok = True
+        else:
+            ok = not altered or f.where is None or f.where <= pinned
+        (h.trusted if ok else h.discounted).append(f)
+    # a false host statement changes the course of the hand: what a seat did after it is
+    # judged against a history the seat may never have been shown, unless it signed it off
+    # (and a seat that signed off another history says it was shown another one)
+    lies = [f.where for f in h.trusted if f.party == "host" and f.where is not None
+            and f.what not in CHAIN_FAULTS]
+    first_lie = min(lies) if lies else len(entries) + 1
+    later = [f for f in h.trusted if f.party == "seat" and f.what not in SELF_CONTAINED
+             and f.seat not in h.saw_log and (f.seat in h.other_log or (
+                 f.where is not None and f.where > first_lie))]
+    if later:
+        h.trusted = [f for f in h.trusted if f not in later]
+        h.discounted.extend(later)
+
+    def key(f: Fault) -> tuple[int, int, int]:
+        crypto = f.party == "seat" and f.what in SELF_CONTAINED \
+            and not _order_dependent(f, entries)
+        where = f.where if f.where is not None else len(entries) + 1
+        rank = 0 if f.what in CHAIN_FAULTS else _RANK.get(f.party, 4)
+        return (0 if crypto else 1, where, rank)
+
+    h.primary = min(h.trusted, key=key) if h.trusted else None
+
+
+def _unsignable(t: Transcript) -> tuple[int | None, str] | None:
+    """The first part of the record that cannot be canonically encoded (so no key can have
+    signed it), or None."""
+    parts: list[tuple[int | None, str, Any]] = [(i, f"entry {i}", e)
+                                                for i, e in enumerate(t.entries)]
+    parts.append((None, "the hand_end", t.hand_end))
+    parts.extend((None, "a sign-off", so) for so in t.sign_offs)
+    for where, what, value in parts:
+        try:
+            signing.canonical(value)
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            return where, what
+    return None
+
+
+def audit_hand_file(path: str, t: Transcript, state: MatchState | None) -> HandCheck:
+    """Audit one recorded hand on `state` (None: its hand_start's) and list what is
+    missing for it to be fair. Chain faults are added by the caller, then `judge_hand`."""
+    odd = _unsignable(t)
+    if odd is not None:
+        where, what = odd
+        h = HandCheck(path, t, HandAudit(Verdict([record_fault(
+            "unsignable", f"{what} holds a value no signed message can hold (a float, an "
+                          "extension type…): the file was altered", where)]), t.entries[0]))
+        return h
+    try:
+        report = audit_transcript(t, state)
+    except Exception as exc:  # noqa: BLE001 - a record the auditor cannot digest: say so
+        h = HandCheck(path, t, HandAudit(Verdict(), t.entries[0]))
+        h.log_hash = log_hash(t.entries)
+        h.missing.append(f"a verdict: the audit could not finish on this record "
+                         f"({type(exc).__name__}: {exc})")
+        return h
+    h = HandCheck(path, t, report, list(report.verdict.faults))
+    h.log_hash = log_hash(t.entries)
+    h.notes.extend(report.notes)
+    h.notes.extend(report.verdict.notes)
+    h.notes[:] = [n for n in h.notes if n not in ("incomplete: no hand_end",
+                                                  "the record has no hand_end")
+                  and not n.endswith("signed another history or result")]
+    if any(f.what == "bad_hand_start" for f in report.verdict.faults):
+        return h
+    end = t.hand_end
+    if report.closed and not h.faults and isinstance(end, Mapping) \
+            and end.get("verdict") != {"fair": True, "faults": []}:
+        h.faults.append(Fault(None, "false_verdict", None, "the host's signed hand_end "
+                              "reports faults in a log where there are none", party="host"))
+    if any(f.what == "wrong_result" for f in h.faults):
+        h.notes.append("the hand_end differs from the log's outcome in: "
+                       + ", ".join(_end_diff(t.hand_end or {}, report, h.log_hash)))
+    hs = t.entries[0]
+    keys: list[Any] = hs["seat_keys"] if isinstance(hs.get("seat_keys"), list) else []
+    present: set[int] = set()
+    for so in t.sign_offs:
+        seat = so.get("seat")
+        if _is_int(seat) and 0 <= seat < len(keys) and so.get("type") == "sign_off" \
+                and so.get("hand_id") == hs.get("hand_id") and signing.verify(keys[seat], so):
+            present.add(seat)
+            if so.get("transcript_hash") == h.log_hash:
+                h.saw_log.add(seat)
+            else:
+                h.other_log.add(seat)
+    h.signed = list(report.signed)
+    h.disputed = sorted(present - set(report.signed))
+    if t.hand_end is None:
+        h.missing.append("the host's hand_end (the hand was never closed)")
+    for s in report.unsigned:
+        name = h.seat_name(s)
+        label = f"seat {s}" + (f" ({name})" if name else "")
+        if s in h.disputed:
+            h.missing.append(f"{label}'s sign-off on this result: it signed another history or "
+                             "result (the record cannot say whose account is wrong)")
+        else:
+            h.missing.append(f"{label}'s sign-off")
+    return h
+
+
+def _end_diff(end: Mapping[str, Any], report: HandAudit, computed: bytes) -> list[str]:
+    out = []
+    assert report.outcome is not None and report.state_after is not None
+    if end.get("result") != report.outcome.result.to_wire():
+        out.append("result")
+    if end.get("outcome") != report.outcome.to_wire():
+        out.append(f"outcome (stated {(end.get('outcome') or {}).get('kind')!r}, the log "
+                   f"gives {report.outcome.kind!r})")
+    stated = end.get("state")
+    if not isinstance(stated, Mapping) or not _same(stated, report.state_after.snapshot()):
+        out.append("state (" + _state_diff(stated if isinstance(stated, Mapping) else {},
+                                           report.state_after.snapshot()) + ")")
+    if end.get("match_over") is not report.state_after.is_over:
+        out.append(f"match_over (stated {end.get('match_over')!r}, the fold gives "
+                   f"{report.state_after.is_over})")
+    if end.get("result_hash") != report.result_hash(computed):
+        out.append("result_hash")
+    return out or ["?"]
+
+
+# --------------------------------------------------------------------------- the match
+
+def _host_fault(what: str, detail: str) -> Fault:
+    return Fault(None, what, 0, detail, party="host")
+
+
+def record_fault(what: str, detail: str, where: int | None = None) -> Fault:
+    return Fault(None, what, where, detail, party="record")
+
+
+def _fresh(hs: Mapping[str, Any]) -> MatchState:
+    return MatchState.of_hand_start({**hs, "state": {}})
+
+
+def _with_clock(state: MatchState, hs: Mapping[str, Any]) -> MatchState:
+    """The auditor's state with the host's clock (the one part nobody else can know)."""
+    out = state.copy()
+    used = (hs.get("state") or {}).get("clock_used") if isinstance(hs.get("state"), Mapping) \
+        else None
+    if isinstance(used, list) and len(used) == out.n_seats and all(_is_int(u) for u in used):
+        out.clock_used = list(used)
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    return MatchState.comparable(a if isinstance(a, Mapping) else {}) == \
+        MatchState.comparable(b if isinstance(b, Mapping) else {})
+
+
+def _state_diff(stated: Mapping[str, Any], folded: Mapping[str, Any]) -> str:
+    s, f = MatchState.comparable(stated), MatchState.comparable(folded)
+    out = []
+    for k in sorted(set(s) | set(f)):
+        if k == "match" and isinstance(s.get(k), Mapping) and isinstance(f.get(k), Mapping):
+            for kk in sorted(set(s[k]) | set(f[k])):
+                if s[k].get(kk) != f[k].get(kk):
+                    out.append(f"{kk}: stated {s[k].get(kk)!r}, folded {f[k].get(kk)!r}")
+        elif s.get(k) != f.get(k):
+            out.append(f"{k}: stated {s.get(k)!r}, folded {f.get(k)!r}")
+    return "; ".join(out[:4]) or "they differ"
+
+
+_BINDING = ("game", "variant", "n_seats", "first_dealer", "options", "clock", "deck")
+
+
+def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
+                result: Any = None, result_path: str | None = None,
+                foreign: Sequence[tuple[str, bytes]] = (),
+                key_check: Callable[[str, bytes], str] | None = None,
+                source: str = "") -> MatchAudit:
+    """Audit the hands of one match (see the module docstring). `hands`: (path, transcript)
+    of one match id, any order. `alone`: a single file verified by itself (no chain, no
+    missing hands). `result`: result.json's parsed value (or a string saying why it could
+    not be read). `foreign`: (path, match id) of files found among this match's that belong
+    to another match. `key_check(name, key)`: "pinned" | "unknown" | "mismatch"."""
+    ordered = sorted(hands, key=lambda pt: (
+        pt[1].entries[0].get("hand_no") if _is_int(pt[1].entries[0].get("hand_no"))
+        else 1 << 40, pt[0]))
+    mid = ordered[0][1].entries[0].get("match_id") if ordered else None
+    ma = MatchAudit(mid if isinstance(mid, bytes) else None, source, alone)
+    for path, other in foreign:
+        ma.faults.append(record_fault(
+            "other_match", f"{path} is a hand of another match ({other.hex()}), put among the "
+                           f"hands of match {ma.match_id.hex() if ma.match_id else '?'}"))
+    # one record per hand: an exact copy is dropped; two different ones are a fault
+    kept: list[tuple[str, Transcript]] = []
+    for path, t in ordered:
+        if kept and _is_int(t.entries[0].get("hand_no")) \
+                and t.entries[0].get("hand_no") == kept[-1][1].entries[0].get("hand_no"):
+            prev_path, prev_t = kept[-1]
+            if _safe_log_hash(prev_t) == _safe_log_hash(t) is not None \
+                    and prev_t.hand_end == t.hand_end and prev_t.sign_offs == t.sign_offs:
+                ma.notes.append(f"{path} is a copy of {prev_path}: checked once")
+                continue
+            no = int(t.entries[0]["hand_no"]) + 1
+            a, b = prev_t.entries[0], t.entries[0]
+            if _hs_signed(a) and _hs_signed(b) and a.get("host_key") == b.get("host_key") \
+                    and a != b:
+                ma.faults.append(Fault(None, "dealt_twice", 0,
+                                       f"the host signed two different hand_starts for hand "
+                                       f"{no} ({prev_path}, {path})", party="host"))
+            else:
+                ma.faults.append(record_fault(
+                    "two_records", f"two different records of hand {no}: {prev_path} and "
+                                   f"{path}"))
+            continue
+        kept.append((path, t))
+
+    fold: MatchState | None = None           # the match before the next hand, our own
+    first_hs: Mapping[str, Any] | None = None
+    prev: HandCheck | None = None
+    seen_keys: dict[tuple[str, str, bytes], KeyUse] = {}
+    for path, t in kept:
+        hs = t.entries[0]
+        signed_hs = _hs_signed(hs)
+        chain: list[Fault] = []
+        notes: list[str] = []
+        missing: list[str] = []
+        hand_no = hs.get("hand_no") if _is_int(hs.get("hand_no")) else None
+        state: MatchState | None = None
+        if signed_hs and hand_no is not None:
+            ma.chain_checked = ma.chain_checked or not alone
+            try:
+                want = hand_id_for(bytes(hs["match_id"]), hand_no, bytes(hs["host_key"]),
+                                   [bytes(k) for k in hs["seat_keys"]])
+            except (KeyError, TypeError, ValueError, OverflowError):
+                want = None
+            if want != hs.get("hand_id"):
+                chain.append(_host_fault("bad_hand_id", "the hand id is not the one the match "
+                                         "id, the hand number and the keys derive (§8.2)"))
+            if hs.get("protocol") != PROTOCOL_ID:
+                notes.append(f"protocol {hs.get('protocol')!r}, not {PROTOCOL_ID}")
+            if first_hs is None:
+                first_hs = hs
+            else:
+                if hs.get("host_key") != first_hs.get("host_key"):
+                    chain.append(record_fault("other_host", "this hand is signed by another "
+                                               "host key than the match's first hand", 0))
+                changed = [k for k in _BINDING if k != "deck" and hs.get(k) != first_hs.get(k)]
+                if changed:
+                    chain.append(_host_fault("rules_changed", "the match's rules changed "
+                                             f"mid-match ({', '.join(changed)})"))
+                for s, (a, b) in enumerate(zip(first_hs.get("seat_keys") or [],
+                                               hs.get("seat_keys") or [])):
+                    if a != b and prev is not None and \
+                            (prev.hs.get("seat_keys") or [None] * 16)[s] != b:
+                        notes.append(f"seat {s} has a new occupant from this hand on (key "
+                                     f"{bytes(b).hex()[:16]})")
+            if prev is None:
+                if hand_no == 0:
+                    try:
+                        fresh = _fresh(hs)
+                    except MatchStateError as exc:
+                        fresh = None
+                        notes.append(f"the match cannot be rebuilt: {exc}")
+                    if hs.get("prev_result") != NO_RESULT:
+                        chain.append(_host_fault("wrong_prev_result", "the first hand of the "
+                                                 "match names a previous result"))
+                    if fresh is not None and not _same(hs.get("state"), fresh.snapshot()):
+                        chain.append(_host_fault(
+                            "not_fresh", "the first hand does not start from a fresh match: "
+                            + _state_diff(hs.get("state") or {}, fresh.snapshot())))
+                    fold = fresh
+                    ma.fold_from = 0
+                    if alone:
+                        notes.append("verified alone: the chain to earlier hands was not "
+                                     "checked (this is the match's first hand: its fresh "
+                                     "start was)")
+                elif alone:
+                    notes.append("verified alone: the chain to earlier hands was not checked "
+                                 "(the match state is the hand_start's word)")
+                    fold = None
+                else:
+                    missing.append(f"hand{'s' if hand_no > 1 else ''} 1"
+                                   + (f"–{hand_no}" if hand_no > 1 else "")
+                                   + " of the match (the chain starts at hand "
+                                   f"{hand_no + 1})")
+                    fold = None
+                    ma.fold_from = hand_no
+            else:
+                expected = prev.hand_no + 1
+                if hand_no > expected:
+                    missing.append(f"hand{'s' if hand_no - expected > 1 else ''} "
+                                   f"{expected + 1}"
+                                   + (f"–{hand_no}" if hand_no - expected > 1 else "")
+                                   + " of the match (between "
+                                   f"{prev.path} and {path})")
+                    fold = None
+                    ma.fold_from = hand_no
+                else:
+                    end = prev.transcript.hand_end if prev.closed else None
+                    want_prev = end.get("result_hash") if end is not None else (
+                        prev.expected_result_hash() if prev.sound else None)
+                    if want_prev is None:
+                        notes.append(f"the link to hand {expected} cannot be checked (it has "
+                                     "no result of its own)")
+                    elif hs.get("prev_result") != want_prev:
+                        chain.append(_host_fault(
+                            "wrong_prev_result", f"prev_result is not the result hash hand "
+                                                 f"{expected} closed with"))
+                    if fold is not None:
+                        if not _same(hs.get("state"), fold.snapshot()):
+                            chain.append(_host_fault(
+                                "wrong_state", "the match state it deals from is not the "
+                                "fold of the hands before it: "
+                                + _state_diff(hs.get("state") or {}, fold.snapshot())))
+                    elif end is not None and not _same(hs.get("state"), end.get("state")):
+                        chain.append(_host_fault(
+                            "wrong_state", f"the match state is not the one hand {expected}'s "
+                                           "hand_end stated"))
+            if fold is not None and fold.is_over:
+                chain.append(_host_fault("after_match_end", "a hand dealt after the match "
+                                         "ended"))
+                fold = None
+            if fold is not None:
+                state = _with_clock(fold, hs)
+        elif not alone:
+            notes.append("the chain cannot be checked through this hand (its hand_start is "
+                         "not the host's)")
+            fold = None
+        h = audit_hand_file(path, t, state)
+        h.faults[:0] = chain
+        h.notes.extend(notes)
+        h.missing[:0] = missing
+        judge_hand(h)
+        if h.trusted:
+            ma.chain_ok = ma.chain_ok and not any(f.what in CHAIN_FAULTS or f.what in (
+                "other_host",) for f in h.trusted)
+        if missing:
+            ma.chain_ok = False
+            ma.gaps = True
+        # keys
+        if signed_hs:
+            uses = [("host", "host", hs.get("host_key"))] + [
+                (f"seat {s}", h.seat_name(s), k) for s, k in enumerate(hs.get("seat_keys") or [])]
+            for role, name, k in uses:
+                if not isinstance(k, bytes):
+                    continue
+                ident = (role, name, k)
+                if ident in seen_keys:
+                    continue
+                status = key_check(name, k) if key_check is not None else ""
+                use = KeyUse(role, name, k, status, h.hand_no)
+                seen_keys[ident] = use
+                ma.keys.append(use)
+                if status == "mismatch":
+                    ma.faults.append(record_fault(
+                        "key_mismatch", f"{role} ({name}) signs with key {k.hex()[:16]}…, which "
+                                        f"is not the key pinned for {name!r} (first in hand "
+                                        f"{h.hand_no + 1}, {path})"))
+        ma.hands.append(h)
+        # the fold through this hand (from a state taken on trust if it had to be)
+        if h.sound and hand_no is not None and signed_hs:
+            if state is None:
+                ma.fold_from = hand_no
+            fold = h.report.state_after
+        else:
+            fold = None
+            ma.fold_from = (hand_no if hand_no is not None else 0) + 1
+        prev = h
+    if not alone:
+        _check_names(ma)
+    last = ma.hands[-1] if ma.hands else None
+    ma.computed = fold.copy() if fold is not None else None
+    if last is not None and last.closed and last.transcript.hand_end is not None:
+        ma.stated = last.transcript.hand_end.get("state")
+        over = last.transcript.hand_end.get("match_over")
+        ma.stated_over = over if isinstance(over, bool) else None
+    if result is not None and not alone:
+        _check_result(ma, result, result_path or "result.json")
+    elif not alone and last is not None and ma.computed is not None \
+            and not ma.computed.is_over:
+        ma.notes.append(f"the match is not over after hand {last.hand_no + 1} (still being "
+                        "played, or its later hands are not here): verified as far as it goes")
+    return ma
+
+
+def _check_names(ma: MatchAudit) -> None:
+    """`hand-NNN.p2pb` must hold hand NNN: the file names are the record's order of the
+    match, and a name that contradicts the signed hand number was changed by hand."""
+    wrong = []
+    for h in ma.hands:
+        m = _HAND_FILE.match(os.path.basename(h.path))
+        if m and h.hand_no >= 0 and int(m.group(1)) != h.hand_no + 1:
+            wrong.append(f"{os.path.basename(h.path)} holds hand {h.hand_no + 1}")
+    if wrong:
+        ma.chain_ok = False
+        ma.faults.append(record_fault(
+            "reordered", "the hand files are not in the order their signed hand numbers "
+                         f"give ({', '.join(wrong[:4])}): renamed or reordered after the fact"))
+
+
+# --------------------------------------------------------------------------- result.json
+
+def _end_reason(ma: MatchAudit) -> str | None:
+    """Why the fold says the match ended (what the host writes as `reason`), or None."""
+    st, last = ma.computed, ma.hands[-1]
+    assert st is not None
+    if st.end is not None:
+        return str(st.end.get("reason"))
+    out = last.report.outcome
+    if out is not None and out.kind == "forfeit":
+        return "forfeit"
+    if out is not None and out.kind == "abandon":
+        return "timeout" if out.cause in ("timeout", "match_clock") else "abandonment"
+    if st.match.is_over:
+        return "target"
+    return None
+
+
+def _diff(stated: Any, computed: Any) -> str:
+    if isinstance(stated, Mapping) and isinstance(computed, Mapping):
+        keys = [k for k in sorted(set(stated) | set(computed))
+                if stated.get(k) != computed.get(k)]
+        first = [k for k in ("totals", "winner", "over") if k in keys]
+        rest = [k for k in keys if k not in first]
+        return "; ".join(f"{k}: result.json {stated.get(k)!r}, the hands give "
+                         f"{computed.get(k)!r}" for k in (first + rest)[:4])
+    return f"result.json {stated!r}, the hands give {computed!r}"
+
+
+def _check_result(ma: MatchAudit, result: Any, path: str) -> None:
+    """result.json is unsigned: whatever in it the signed hands contradict is the record's
+    fault; hands it counts that are not here are missing."""
+    ma.result_path = path
+    if isinstance(result, str):
+        ma.faults.append(record_fault("bad_result_file", f"{path}: {result}"))
+        return
+    if not isinstance(result, Mapping):
+        ma.faults.append(record_fault("bad_result_file", f"{path} is not a JSON object"))
+        return
+    ma.result = result
+    last = ma.hands[-1] if ma.hands else None
+    if ma.match_id is not None and result.get("match_id") not in (None, ma.match_id.hex()):
+        ma.faults.append(record_fault("other_match", f"{path} is the result of match "
+                                       f"{result.get('match_id')}, not {ma.match_id.hex()}"))
+        return
+    if last is None:
+        return
+    hk = last.hs.get("host_key")
+    if isinstance(hk, bytes) and result.get("host_key") not in (None, hk.hex()):
+        ma.faults.append(record_fault("wrong_result_file", f"{path} names host key "
+                                       f"{str(result.get('host_key'))[:16]}…, the hands "
+                                       f"{hk.hex()[:16]}…"))
+    n = result.get("hands")
+    have = last.hand_no + 1
+    if _is_int(n):
+        if n > have:
+            ma.gaps = True
+            ma.missing.append(f"hand{'s' if n - have > 1 else ''} {have + 1}"
+                              + (f"–{n}" if n - have > 1 else "")
+                              + f" ({path} counts {n} hands)")
+        elif n < have:
+            ma.faults.append(record_fault("wrong_result_file", f"{path} counts {n} hands; "
+                                           f"the signed chain has {have}"))
+    listed = result.get("transcripts")
+    if isinstance(listed, list):
+        present = {os.path.basename(h.path) for h in ma.hands}
+        gone = [str(x) for x in listed if str(x) not in present]
+        if gone and not (_is_int(n) and n > have):
+            ma.missing.append(f"{', '.join(gone[:4])} ({path} lists "
+                              f"{'them' if len(gone) > 1 else 'it'})")
+    seats = result.get("seats")
+    keys = last.hs.get("seat_keys") or []
+    if isinstance(seats, list):
+        for s in seats:
+            if not isinstance(s, Mapping) or not _is_int(s.get("seat")):
+                continue
+            i, ident = s["seat"], s.get("identity")
+            if 0 <= i < len(keys) and isinstance(ident, str) and ident != bytes(keys[i]).hex():
+                ma.faults.append(record_fault("wrong_result_file", f"{path} names key "
+                                               f"{ident[:16]}… at seat {i}; the last hand has "
+                                               f"{bytes(keys[i]).hex()[:16]}…"))
+    if ma.gaps:
+        ma.notes.append(f"the standings in {path} were not compared: hands of the match are "
+                        "missing")
+        return
+    if ma.computed is None:
+        ma.notes.append(f"the standings in {path} could not be recomputed (the last hand "
+                        "has no outcome of its own)")
+        return
+    computed = jsonish(ma.computed.standings())
+    stated = result.get("standings")
+    reason = result.get("reason")
+    expected = _end_reason(ma)
+    if stated != computed:
+        explained = False
+        if reason == "abandonment" and expected is None:
+            who = _abandoned_between(ma, stated)
+            if who is not None:
+                explained = True
+                ma.notes.append(f"{path}: the match ended between hands, seat {who} "
+                                f"({last.seat_name(who)}) not coming back (the host's word: "
+                                "no signed statement records it)")
+        if not explained:
+            ma.faults.append(record_fault(
+                "wrong_standings", f"the standings in {path} are not what the signed results "
+                                   f"give: {_diff(stated, computed)}"))
+    elif reason is not None:
+        if expected is not None and reason != expected:
+            ma.faults.append(record_fault("wrong_reason", f"{path} says the match ended by "
+                                           f"{reason!r}; the hands say {expected!r}"))
+        elif expected is None and reason != "hands":
+            ma.faults.append(record_fault("wrong_reason", f"{path} says the match ended by "
+                                           f"{reason!r}, but the hands leave it unfinished"))
+        elif expected is None:
+            ma.notes.append(f"{path}: ended by the host's hand limit after {have} hand(s) "
+                            "(the limit is the host's setting, not signed)")
+
+
+def _abandoned_between(ma: MatchAudit, stated: Any) -> int | None:
+    """The seat whose abandonment between hands (TABLE-6/9, no hand records it) would turn
+    the fold into the stated standings, if one does."""
+    assert ma.computed is not None
+    st = ma.computed
+    sides = st.match.standings().get("sides") or [[s] for s in range(st.n_seats)]
+    for seat in range(st.n_seats):
+        for cause in ("grace", "abandon"):
+            trial = st.copy()
+            try:
+                trial.record(forfeit_result([list(x) for x in sides], seat, cause, st.n_seats))
+            except (ValueError, MatchStateError):
+                continue
+            if jsonish(trial.standings()) == stated:
+                return seat
+    return None
