@@ -38,7 +38,7 @@ import msgpack
 PROTOCOL_NAME = "p2p-burraco"
 PROTOCOL_VERSIONS: tuple[int, int] = (1, 1)
 """(lowest, highest) protocol version this software speaks."""
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 """Bumped whenever a message, a field or an error code changes (protocol/schema/)."""
 
 HEADER = struct.Struct(">I")
@@ -151,11 +151,62 @@ ERROR_CODES: dict[str, str] = {
 
 # --------------------------------------------------------------------------- codec
 
+class _Unfit(Exception):
+    """Raised by the quick check; the slow walk then says exactly what and where."""
+
+
+def _quick_check(v: Any, depth: int) -> int:
+    """How many values `v` holds, or _Unfit: the check of every outgoing frame, so it builds
+    no path strings and dispatches on exact types (the slow walk explains a failure)."""
+    t = type(v)
+    if t is str:
+        if len(v) > MAX_STR:
+            raise _Unfit
+        return 1
+    if t is bytes:
+        if len(v) > MAX_BIN:
+            raise _Unfit
+        return 1
+    if t is int:
+        if not INT_MIN <= v <= INT_MAX:
+            raise _Unfit
+        return 1
+    if v is None or t is bool:
+        return 1
+    if t is list or t is tuple:
+        if depth >= MAX_DEPTH or len(v) > MAX_LIST:
+            raise _Unfit
+        n = 1
+        for item in v:
+            n += _quick_check(item, depth + 1)
+        return n
+    if t is dict:
+        if depth >= MAX_DEPTH or len(v) > MAX_LIST:
+            raise _Unfit
+        n = 1
+        for k, item in v.items():
+            if type(k) is not str or len(k) > MAX_STR:
+                raise _Unfit
+            n += 1 + _quick_check(item, depth + 1)
+        return n
+    raise _Unfit            # subclasses, floats, ext types…: the slow walk decides
+
+
 def check_wire_value(value: Any, path: str = "$", depth: int = 0) -> None:
     """Refuse anything msgpack would carry that the protocol does not: floats, ext types,
     non-string keys, excessive nesting, lengths over the caps. Raises WireError. (What we
     send is checked with this; what we receive is checked by `scan_payload` before it is
     decoded.)"""
+    try:
+        if _quick_check(value, depth) <= MAX_VALUES:
+            return
+    except (_Unfit, RecursionError):
+        pass
+    _walk_wire_value(value, path, depth)
+
+
+def _walk_wire_value(value: Any, path: str, depth: int) -> None:
+    """The exact check with a path in every message (after the quick one failed)."""
     count = [0]
 
     def walk(v: Any, path: str, depth: int) -> None:
@@ -212,10 +263,10 @@ def _normalise(value: Any) -> Any:
 
 
 def pack(value: WireValue) -> bytes:
-    """The canonical msgpack encoding of a wire value (WireError if it is not one)."""
+    """The canonical msgpack encoding of a wire value (WireError if it is not one); tuples
+    pack as arrays, like lists."""
     check_wire_value(value)
-    data: bytes = msgpack.packb(_normalise(value), use_bin_type=True, strict_types=False,
-                                datetime=False)
+    data: bytes = msgpack.packb(value, use_bin_type=True, strict_types=False, datetime=False)
     return data
 
 
@@ -873,8 +924,39 @@ def accept_payload(payload: bytes, sender: str, counter: SeqCounter, reg: Regist
 def encode_frame(mtype: str, seq: int, body: Mapping[str, WireValue], sender: str,
                  reg: Registry | None = None, max_size: int = MAX_FRAME) -> bytes:
     """Validate and frame an outgoing message (a bug of ours must not reach the wire)."""
-    validate_body(reg or registry(), mtype, seq, body, sender)
-    return frame_bytes(pack({"type": mtype, "seq": seq, "body": dict(body)}), max_size)
+    return PreparedFrame.of(mtype, body, sender, reg).frame(seq, max_size)
+
+
+_TYPE_KEY = msgpack.packb("type")
+_SEQ_KEY = msgpack.packb("seq")
+_BODY_KEY = msgpack.packb("body")
+
+
+@dataclass(frozen=True)
+class PreparedFrame:
+    """A message validated and packed once, to be framed with each connection's own seq:
+    the host relays one statement to every seat, and paid validation and encoding once per
+    seat before. The bytes are exactly `pack({"type", "seq", "body"})`'s."""
+
+    mtype: str
+    packed_body: bytes
+
+    @classmethod
+    def of(cls, mtype: str, body: Mapping[str, WireValue], sender: str,
+           reg: Registry | None = None) -> PreparedFrame:
+        body = dict(body)
+        validate_body(reg or registry(), mtype, 0, body, sender)
+        check_wire_value(body, "$.body", 1)            # the body sits one level down
+        packed: bytes = msgpack.packb(body, use_bin_type=True, strict_types=False,
+                                      datetime=False)
+        return cls(mtype, packed)
+
+    def frame(self, seq: int, max_size: int = MAX_FRAME) -> bytes:
+        if not isinstance(seq, int) or not 0 <= seq <= INT_MAX:
+            raise WireError("frame.envelope", f"seq {seq!r} is not an unsigned integer")
+        payload = b"".join((b"\x83", _TYPE_KEY, msgpack.packb(self.mtype), _SEQ_KEY,
+                            msgpack.packb(seq), _BODY_KEY, self.packed_body))
+        return frame_bytes(payload, max_size)
 
 
 # --------------------------------------------------------------------------- handshake

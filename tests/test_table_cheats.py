@@ -197,9 +197,6 @@ class HostileTable(InProcessTable):
                 return
             self.advance(STEP_MS + 1)
             self.pump()
-        if len(self.records) == before and self.host.stage == "signoff":
-            self.step({"e": "close"})               # sign-offs overdue: the host closes
-            self.pump()
 
     def log(self) -> list[Mapping[str, Any]]:
         assert self.host.replica is not None
@@ -431,8 +428,13 @@ def test_a_seat_never_signs_two_statements_for_one_seq() -> None:
     mover = t.host.replica.hand.to_move          # type: ignore[union-attr]
     assert mover is not None
     lost: list[Frame] = []
-    t.grab = lambda s, m: s == mover and m["type"] == "action" and not lost \
-        and not lost.append(m)                   # the socket died with the action on it
+
+    def lose(s: int, m: Frame) -> bool:         # the socket dies with the action on it
+        if s == mover and m["type"] == "action" and not lost:
+            lost.append(m)
+            return True
+        return False
+    t.grab = lose
     t.pump(until=lambda: bool(lost))
     t.grab = None
     action = lost[0]
@@ -517,7 +519,7 @@ def test_false_refusal_is_disputed_not_retried() -> None:
     asked = t.seats[victim].controller.asked
     t.settle()
     mine = t.saved[victim]
-    at = [i for i, m in enumerate(mine) if m == entry["msg"]][0]
+    at = next(i for i, m in enumerate(mine) if m == entry["msg"])
     after = mine[at + 1:]
     assert [m["type"] for m in after] == ["alarm"]             # then nothing: no other card
     assert after[0]["what"] == "bad_host_statement" and after[0]["ref"] == entry["at"]
@@ -612,7 +614,8 @@ def test_false_refusal_is_the_hosts_fault_in_the_audit() -> None:
         assert any(e["statement"] == entry for e in seat.evidence)
     assert t.host.state.end is not None and t.host.state.end["reason"] == "host_fault"
     assert t.host.state.match.standings().get("forfeit_by") is None
-    assert victim in (0, 1)
+    named = t.host.replica.stop if t.host.replica is not None else None
+    assert named is not None and (named.kind, named.seat) == ("refusal", victim)
     assert_learned_nothing(t)
 
 
@@ -741,6 +744,7 @@ def test_withheld_step_is_a_stall() -> None:
     standings = t.host.standings()
     assert standings["over"] and standings["winner"] == 0
     assert standings["forfeit_by"] == 1 and standings["forfeit_cause"] == "stall"
+    assert standings["victory_points"][1] == 0 and standings["victory_points"][0] >= 14
     honest = t.seats[0]
     assert honest.standings == standings and not honest.halted and honest.match_over
     assert_learned_nothing(t, [0])
@@ -948,22 +952,28 @@ def test_host_showing_different_histories_is_caught() -> None:
     assert t.seats[0].halted is None
 
     for place in ("next", "filled"):
-        t = briscola(seed=21)
-        in_play(t, 2)
-        t.pump(until=lambda: t.seats[0].unacknowledged() is None)
-        seat = t.seats[0]
-        r = seat.replica
-        assert r is not None
-        at = len(r.deal.log) - (1 if place == "filled" else 0)
-        head = b"\x02" * 32 if place == "next" else r.deal.head
-        lie = signing.host_statement(t.host_key, "timeout", r.hand_id, at, head, seat=1,
-                                     kind="step", count=0, detail="on another history")
-        n = len(t.saved[0])
-        assert seat.receive(lie) == []
-        assert seat.halted and "another history" in seat.halted
-        assert len(t.saved[0]) == n                   # no alarm
-        assert evidence_of(seat, "timeout") == [lie]
-        assert_learned_nothing(t)
+        host_statement_on_another_head(place)
+
+
+def host_statement_on_another_head(place: str) -> None:
+    """Seat 0 gets a timeout the host signed at its log's next place on a head it never
+    had, or at a place its log already fills."""
+    t = briscola(seed=21)
+    in_play(t, 2)
+    seat = t.seats[0]
+    t.pump(until=lambda: seat.unacknowledged() is None)
+    r = seat.replica
+    assert r is not None
+    at = len(r.deal.log) - (1 if place == "filled" else 0)
+    head = b"\x02" * 32 if place == "next" else r.deal.head
+    lie = signing.host_statement(t.host_key, "timeout", r.hand_id, at, head, seat=1,
+                                 kind="step", count=0, detail="on another history")
+    n = len(t.saved[0])
+    assert seat.receive(lie) == []
+    assert seat.halted and "another history" in seat.halted
+    assert len(t.saved[0]) == n                       # no alarm
+    assert evidence_of(seat, "timeout") == [lie]
+    assert_learned_nothing(t)
 
 
 # --------------------------------------------------------------------------- X25519 keys, nonces
@@ -1069,7 +1079,7 @@ def test_envelope_nonces_never_repeat() -> None:
 # --------------------------------------------------------------------------- the property
 
 OPS = ("pass", "drop", "dup", "hold", "replay", "forge_sig", "forge_seat", "stale_hs",
-       "lie_timeout", "lie_refusal", "fork")
+       "lie_timeout", "lie_refusal", "lie_unlogged", "early_end", "fork")
 """What the host does to one frame on its way to one seat."""
 
 
@@ -1088,12 +1098,19 @@ def hostile_schedule(t: HostileTable, ops: list[tuple[str, int]], skip: int
         if mtype == "timeout":
             return r.deal.host_statement(t.host_key, "timeout", seat=pick % r.n_seats,
                                          kind="step", count=0, detail="a lie")
+        if mtype == "hand_end":
+            return signing.sign(t.host_key, {
+                "type": "hand_end", "hand_id": r.hand_id, "transcript_hash": r.deal.head,
+                "result_hash": bytes(32), "result": {}, "outcome": {}, "verdict": {},
+                "state": {}, "match_over": False})
         inflight = t.seats[s].unacknowledged()
         if inflight is None or inflight.get("type") == "sign_off":
             return None
-        return r.deal.host_statement(t.host_key, "refusal", seat=s, code="table.wrong_phase",
+        logged = mtype == "refusal"
+        return r.deal.host_statement(t.host_key, "refusal", seat=s,
+                                     code="table.wrong_phase" if logged else "table.bad_chain",
                                      message="a lie", rule=None, msg=dict(inflight),
-                                     logged=True)
+                                     logged=logged)
 
     def tamper(s: int, m: Frame) -> list[Frame]:
         count[0] += 1
@@ -1120,8 +1137,10 @@ def hostile_schedule(t: HostileTable, ops: list[tuple[str, int]], skip: int
                 body = {k: v for k, v in (t.seats[s].hand_start or {}).items() if k != "sig"}
                 out = [m, signing.sign(t.host_key, {**body, "names": ["x"] * len(t.seats)})
                        if body else stale]
-            elif op in ("lie_timeout", "lie_refusal"):
-                lie = forge_host(s, op[4:], pick)
+            elif op in ("lie_timeout", "lie_refusal", "lie_unlogged", "early_end"):
+                lie = forge_host(s, {"lie_timeout": "timeout", "lie_refusal": "refusal",
+                                     "lie_unlogged": "unlogged", "early_end": "hand_end"}[op],
+                                 pick)
                 out = [m] if lie is None else [lie, m]
             elif op == "fork":
                 r = t.seats[s].replica

@@ -338,9 +338,15 @@ class FrameProtocol(Protocol):
     # --- send ----------------------------------------------------------------------
     def send(self, mtype: str, body: Mapping[str, Any] | None = None) -> int:
         """Validate, number and write one frame; returns its seq (0 if not connected)."""
+        return self.send_prepared(wire.PreparedFrame.of(mtype, dict(body or {}), self.role,
+                                                        self.registry))
+
+    def send_prepared(self, prepared: wire.PreparedFrame) -> int:
+        """Number and write a frame validated and packed once (a broadcast to many
+        connections); returns its seq (0 if not connected)."""
         if self.transport is None or self.closing:
             return 0
-        seq = self._write(mtype, body)
+        seq = self._write_prepared(prepared)
         if self.output_paused:
             self._backlog += self._last_size
             if self._backlog > BACKLOG_FACTOR * self.output_limit:
@@ -351,11 +357,18 @@ class FrameProtocol(Protocol):
     _last_size = 0
 
     def _write(self, mtype: str, body: Mapping[str, Any] | None) -> int:
+        return self._write_prepared(wire.PreparedFrame.of(mtype, dict(body or {}), self.role,
+                                                          self.registry))
+
+    def _write_prepared(self, prepared: wire.PreparedFrame) -> int:
         seq = self.send_seq.next()
-        data = wire.encode_frame(mtype, seq, dict(body or {}), self.role, self.registry)
+        data = prepared.frame(seq)
         self._last_size = len(data)
         assert self.transport is not None
-        self.transport.write(data)
+        if self._held is not None:
+            self._held.append(data)
+        else:
+            self.transport.write(data)
         return seq
 
     def refuse(self, exc: WireError) -> None:
@@ -391,9 +404,33 @@ class FrameProtocol(Protocol):
         self.refused(exc)
         self.drop()
 
+    # --- holding output until the journal is durable -----------------------------------
+    _held: list[bytes] | None = None
+    _drop_when_released = False
+
+    def hold(self) -> None:
+        """Keep every frame written from now on until `release` (the host holds its replies
+        until the events that caused them are on disk: one fsync for a whole reactor turn)."""
+        if self._held is None:
+            self._held = []
+
+    def release(self) -> None:
+        """Write what `hold` kept, in order (and close, if a fatal error asked to)."""
+        held, self._held = self._held, None
+        if held and self.transport is not None:
+            self.transport.writeSequence(held)
+        if self._drop_when_released:
+            self._drop_when_released = False
+            self.closing = False if self._close_timer is None else self.closing
+            self.drop()
+
     def drop(self) -> None:
         """Close: stop reading now, flush the pending writes (error frames), and abort if
         that has not happened within `close_timeout` s (a peer that never reads)."""
+        if self._held is not None:          # held replies go first, then the close
+            self.closing = True
+            self._drop_when_released = True
+            return
         if self.closing and self._close_timer is not None:
             return
         self.closing = True

@@ -345,10 +345,21 @@ class Lobby:
     def on_list_tables(self, conn: HostConnection, frame: Frame) -> None:
         conn.send("tables", {"tables": self.infos()})
 
+    MAX_WAITING_PER_IDENTITY = 4
+    """Tables one identity may have created that are still waiting for players: a single
+    client must not fill the host's table cap with empty tables."""
+
     def on_create_table(self, conn: HostConnection, frame: Frame) -> None:
         b = frame.body
+        mine = [r for r in self.tables.values() if r.status == "waiting"
+                and r.creator == conn.peer_identity]
+        if len(mine) >= self.MAX_WAITING_PER_IDENTITY:
+            raise WireError("lobby.too_many_tables",
+                            f"you already opened {len(mine)} tables still waiting for players "
+                            f"({', '.join(r.id for r in mine)})", ref=frame.seq)
         try:
             room = self.create(b["game"], b["variant"], b["players"], b["target"], b["hands"])
+            room.creator = conn.peer_identity
         except WireError as exc:            # lobby.too_many_tables (a WireError is a ValueError)
             raise WireError(exc.code, exc.message, ref=frame.seq) from None
         except ValueError as exc:
@@ -416,6 +427,8 @@ class HostNode(ServerFactory):
         self.finished: list[str] = []
         self._bot_count = 0
         self._pending_bots: list[tuple[str, int | None, str | None]] = []
+        self._dirty: set[Any] = set()
+        self._holding = False
         self.open_tables()
 
     def random_bytes(self, n: int) -> bytes:
@@ -454,6 +467,26 @@ class HostNode(ServerFactory):
 
     def now_ms(self) -> int:
         return int(self.reactor.seconds() * 1000)
+
+    # --- durable before any reply leaves -----------------------------------------------
+    def durable(self, journal: Any) -> None:
+        """The replies of this reactor turn wait until `journal` is on disk: every
+        connection holds its output, and one fsync per dirty journal at the end of the turn
+        releases it all (group commit: a burst of events costs one fsync, not one each)."""
+        self._dirty.add(journal)
+        if not self._holding:
+            self._holding = True
+            for conn in self.connections:
+                conn.hold()
+            self.reactor.callLater(0, self._sync_and_release)
+
+    def _sync_and_release(self) -> None:
+        dirty, self._dirty = self._dirty, set()
+        for journal in dirty:
+            journal.sync()
+        self._holding = False
+        for conn in list(self.connections):
+            conn.release()
 
     def say(self, text: str) -> None:
         """One line about what happens (joins, drops, timeouts, results, alarms)."""
@@ -565,6 +598,8 @@ class HostNode(ServerFactory):
         conn = HostConnection(self, address, refused)
         if refused is None:
             self.connections.add(conn)
+            if self._holding:
+                conn.hold()
         else:
             log.info("connection from %s refused: %s", address, refused)
         return conn

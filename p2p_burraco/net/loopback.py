@@ -118,6 +118,10 @@ class Loopback:
             moved = False
             for link in list(self.links):
                 moved = link.move() or moved
+            now = self.clock.seconds()
+            if any(c.getTime() <= now for c in self.clock.getDelayedCalls()):
+                self.clock.advance(0)        # what is due now (the host's held replies)
+                moved = True
             if not moved:
                 return n
             n += 1

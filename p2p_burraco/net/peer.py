@@ -31,6 +31,15 @@ log = logging.getLogger(__name__)
 SOFTWARE = f"p2p-burraco/{__version__}"
 
 
+RETRY_CODES = frozenset({"conn.too_many", "auth.timeout", "host.busy"})
+"""Fatal refusals of a busy host: a peer holding a seat comes back later, with backoff."""
+
+
+def conn_ref(body: dict[str, Any]) -> int | None:
+    ref = body.get("ref")
+    return ref if isinstance(ref, int) else None
+
+
 class PeerError(Exception):
     """The peer cannot go on (refused by the host, host unreachable, match abandoned)."""
 
@@ -203,6 +212,8 @@ class PeerNode(ClientFactory):
         self._resyncing = False
         self._resync_batch: list[dict[str, Any]] | None = None
         self._resync_marker = -1
+        self._resync_seq = -1
+        self._resync_refused = False
         self._pings = 0
 
     def random_bytes(self, n: int) -> bytes:
@@ -310,7 +321,13 @@ class PeerNode(ClientFactory):
             if conn is not None and conn.state == "ready" and self.seat is not None and \
                     not body["code"].startswith(("hello.", "auth.", "host.shutdown")):
                 return   # the host closes this connection; we come back and resync
+            if self.seat is not None and body["code"] in RETRY_CODES:
+                return   # a busy host: the connection closes and we retry with backoff
             self.fail(PeerError(body["message"], body["code"]))
+            return
+        if body["code"] == "host.busy" and self._resyncing and conn_ref(body) is not None \
+                and conn_ref(body) == self._resync_seq:
+            self._resync_refused = True      # asked too fast: ask again after its marker
             return
         if body["code"].startswith("lobby.") and self.seat is None:
             # could not sit down: nothing else to do for an automatic peer
@@ -351,7 +368,11 @@ class PeerNode(ClientFactory):
             self.match_end(b)
         elif t == "pong":
             if self._resyncing and b["n"] == self._resync_marker:
-                self._finish_resync()
+                if self._resync_refused:
+                    self._resync_refused = False
+                    self.reactor.callLater(1.0, self._resync_again)
+                else:
+                    self._finish_resync()
             self.pong(b["n"])
         elif self.registry_layer(t) == "table":
             self.table_frame(conn, frame)
@@ -497,10 +518,15 @@ class PeerNode(ClientFactory):
         hand_id = client.hand_start["hand_id"] if client.hand_start is not None else None
         self._resync_batch = []
         self._resyncing = True
-        conn.send("resync", {"hand_id": hand_id})
+        self._resync_seq = conn.send("resync", {"hand_id": hand_id})
         # the host answers the resync with the log in order; a ping marks its end
         self._resync_marker = self._next_ping()
         conn.send("ping", {"n": self._resync_marker})
+
+    def _resync_again(self) -> None:
+        conn = self.conn
+        if conn is not None and conn.state == "ready" and self._resyncing:
+            self.resumed(conn)
 
     def _finish_resync(self) -> None:
         client = self.seat_client

@@ -23,7 +23,7 @@ from ..storage.journal import RESULT, LoadedMatch, MatchJournal
 from ..table import messages as tm
 from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
 from ..table.rules import TableRules
-from ..wire import Frame, WireError
+from ..wire import Frame, PreparedFrame, WireError
 
 if TYPE_CHECKING:
     from .host import HostConnection, HostNode
@@ -93,6 +93,7 @@ class TableRoom:
         self._deadline: IDelayedCall | None = None
         self._deadline_at: int | None = None
         self._dealing = False
+        self.creator: bytes | None = None      # the identity that opened it (lobby cap)
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
@@ -192,12 +193,15 @@ class TableRoom:
                 slot.conn.send("table_update", {"info": info})
 
     def send_to(self, seat: int | None, mtype: str, body: dict[str, Any]) -> None:
-        """To one seat, or to every connected seat when `seat` is None."""
+        """To one seat, or to every connected seat when `seat` is None (validated and
+        packed once for all of them)."""
         targets = range(self.players) if seat is None else (seat,)
-        for i in targets:
-            conn = self.slots[i].conn
-            if conn is not None:
-                conn.send(mtype, body)
+        conns = [c for c in (self.slots[i].conn for i in targets) if c is not None]
+        if not conns:
+            return
+        prepared = PreparedFrame.of(mtype, body, conns[0].role, conns[0].registry)
+        for conn in conns:
+            conn.send_prepared(prepared)
 
     # --- match ---------------------------------------------------------------------------
     def start_match(self) -> None:
@@ -246,7 +250,8 @@ class TableRoom:
             journal.write_record(name, step.record.transcript.to_bytes())
             self.transcripts.append(name)
             journal.append(driver.checkpoint())
-        journal.sync()                       # nothing leaves before it is on disk
+        if journal.dirty:                    # nothing leaves before it is on disk
+            self.node.durable(journal)
         self._deliver(step.out, sender, ref)
         for line in step.lines:
             self.node.say(f"{self.id}: {line}")
