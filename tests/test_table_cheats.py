@@ -23,13 +23,14 @@ host statement or another history shown to a seat ends the match for the honest 
 (TABLE-10); a withheld step is a stall (TABLE-5, TABLE-7; TABLE-11 counts refusals); a
 Briscola forfeit scores like an abandonment (BRISCOLA-24).
 
-Three attacks used to succeed here and are fixed in `table/seat.py` and `table/audit.py`:
-a forged relay (say an `abandon` of the opponent shown to one seat) was applied, so the seat
-revealed its seed mid-hand or was later timed out as a staller; one dropped frame made a
-seat raise a `bad_relay` alarm the host's record does not bear out, a false alarm that
-forfeited the honest seat's match; a refused `not_entitled` release voided the hand instead
-of forfeiting it, so a loser could erase a lost hand. What the host can still do is in § 9
-("What is not guaranteed"): stop the table, or drop a seat's frames and time it out.
+Attacks that used to succeed, fixed in `table/seat.py` and `table/audit.py`: a forged relay
+(an `abandon` of the opponent shown to one seat) was applied, so the seat revealed its seed
+mid-hand or stalled and forfeited; one dropped frame made a seat raise a `bad_relay` alarm
+the host's record did not bear out, a false alarm that forfeited the honest seat; a seat
+that caught a host lie still revealed its seed on the strength of it; a hand_end on another
+history or result was only a notice; a refused `not_entitled` release voided the hand (a
+loser erased a lost hand); a host that let a low-order key through went unblamed. What a
+host can still do is in § 9 ("What is not guaranteed") and in the property test below.
 """
 
 from __future__ import annotations
@@ -352,8 +353,9 @@ def test_host_replaying_an_old_hand_learns_nothing() -> None:
     seeds = [t.stores[s].hand_seed(hid) for s in (0, 1)]
     fresh = [t.stores[s].hand_seed(bytes(last_closed["hand_id"])) for s in (0, 1)]
     for s in (0, 1):
-        assert t.stores[s].is_spent(hid) and seeds[s] is not None and fresh[s] is not None
-        assert fresh[s][0] != seeds[s][0]                   # a fresh seed for every hand
+        was, now = seeds[s], fresh[s]
+        assert t.stores[s].is_spent(hid) and was is not None and now is not None
+        assert now[0] != was[0]                             # a fresh seed for every hand
     # the last closed hand again (a resync, say): nothing new leaves the seat
     saved = [dict(m) for m in t.saved[0]]
     assert t.seats[0].receive(last_closed) == [] and not t.seats[0].halted
@@ -509,21 +511,22 @@ def test_false_refusal_is_disputed_not_retried() -> None:
     alarm names the host's entry; the audit makes it the host's fault (TABLE-10) and every
     honest peer stops."""
     t = briscola(seed=11)
-    for s in t.seats:
-        s.controller = Counting(s.controller)
+    counting = [Counting(s.controller) for s in t.seats]
+    for s, c in zip(t.seats, counting):
+        s.controller = c
     in_play(t, 2)
     refused = refuse_first_action(t, "table.illegal_action", "BRISCOLA-13")
     t.pump(until=lambda: bool(refused))
     entry = refused[0]
     victim = int(entry["seat"])
-    asked = t.seats[victim].controller.asked
+    asked = counting[victim].asked
     t.settle()
     mine = t.saved[victim]
     at = next(i for i, m in enumerate(mine) if m == entry["msg"])
     after = mine[at + 1:]
     assert [m["type"] for m in after] == ["alarm"]             # then nothing: no other card
     assert after[0]["what"] == "bad_host_statement" and after[0]["ref"] == entry["at"]
-    assert t.seats[victim].controller.asked == asked
+    assert counting[victim].asked == asked
     record = last(t)
     assert record.outcome.kind == "host_fault"
     audit = audit_transcript(record.transcript)
@@ -794,7 +797,8 @@ def test_false_alarm_forfeits_the_alarmist() -> None:
         if r is None or seat.cheated or r.stage != "play" or r.due(seat.seat) != "move" \
                 or sum(1 for e in r.deal.log if e.get("type") == "action") < 3:
             return None
-        return seat.sign("alarm", what="no_card", positions=list(r.hand.hand(seat.seat)),
+        hand: Any = r.hand
+        return seat.sign("alarm", what="no_card", positions=list(hand.hand(seat.seat)),
                          ref=None, detail="my cards decode to nothing (they do not)")
     t = briscola(seed=16, hands=3)
     liar = cheater(t, 1, cheat=alarmist)
@@ -836,7 +840,8 @@ def test_void_cap_ends_the_match_unplayable() -> None:
         r = seat.replica
         if r is None or seat.cheated or r.stage != "play" or not seat._ready():
             return None
-        pos = r.hand.hand(0)[0]
+        hand: Any = r.hand
+        pos = hand.hand(0)[0]
         return seat.sign("release", positions=[pos], to=[[1]],
                          keys=[seat.secrets.lock_key(pos)])
     t = briscola(seed=17, hands=3)
@@ -944,8 +949,10 @@ def test_host_showing_different_histories_is_caught() -> None:
     record = last(t)
     assert len(held) == 1
     sign_offs = {so["seat"]: so for so in record.transcript.sign_offs}
-    assert sign_offs[0]["transcript_hash"] == record.transcript.hand_end["transcript_hash"]
-    assert sign_offs[1]["transcript_hash"] != record.transcript.hand_end["transcript_hash"]
+    end = record.transcript.hand_end
+    assert end is not None
+    assert sign_offs[0]["transcript_hash"] == end["transcript_hash"]
+    assert sign_offs[1]["transcript_hash"] != end["transcript_hash"]
     audit = audit_transcript(record.transcript)
     assert audit.signed == [0] and audit.unsigned == [1]
     assert t.seats[1].halted and "history" in t.seats[1].halted
@@ -1191,3 +1198,34 @@ def test_hostile_host_schedule_never_leaks_a_card_or_a_double_signature(
         if not signed_lies:
             assert record.outcome.cause != "cheat", record.outcome.describe()
             assert not seats_blamed(audit_transcript(record.transcript))
+
+
+def test_a_lie_shown_to_one_seat_is_proven_by_its_alarm() -> None:
+    """TABLE-10: the host shows one seat alone a false timeout and keeps another entry at
+    that place of its own record. The seat's dispute carries the host-signed statement, so
+    even the host's record convicts the host (two signed entries for one place), not the
+    alarmist."""
+    t = briscola(seed=13)
+    in_play(t, 2)
+    t.pump(until=lambda: any(t.host.replica.due(s) is None  # type: ignore[union-attr]
+                             for s in (0, 1)))
+    while t.to_seats:                               # every seat has the host's whole log
+        to, msg = t.to_seats.popleft()
+        for s in (range(len(t.seats)) if to is None else (to,)):
+            t.to_host.extend((s, reply) for reply in t.seats[s].receive(msg))
+    idle = idle_seat(t)
+    r = t.host.replica
+    assert r is not None
+    lie = r.deal.host_statement(t.host_key, "timeout", seat=idle, kind="step",
+                                count=r.timeouts[idle], detail="owed nothing")
+    victim = 1 - idle
+    for reply in t.seats[victim].receive(lie):          # shown to one seat only
+        t.to_host.append((victim, reply))
+    alarms = [m for _, m in t.to_host if m["type"] == "alarm"]
+    assert alarms and alarms[0]["evidence"] == lie
+    t.settle()
+    record = last(t)
+    audit = audit_transcript(record.transcript)
+    faults = {(f.party, f.what) for f in audit.verdict.faults}
+    assert ("host", "equivocation") in faults
+    assert not seats_blamed(audit) and record.outcome.kind == "host_fault"

@@ -149,7 +149,7 @@ def test_alarms_and_voids_validate_on_the_wire(monkeypatch: pytest.MonkeyPatch) 
     t.pump(until=lambda: t.host.replica is not None and t.host.replica.stage == "play"
            and not t.to_host)
     send(t, 0, forge(t, 0, "alarm", what="no_card", positions=[1], ref=None,
-                     detail="a card I cannot read"))
+                     detail="a card I cannot read", evidence=None))
     t.pump()
     assert t.records[-1].outcome.kind == "forfeit" and "alarm" in w.seen
     real = PublicDeal.decode_public

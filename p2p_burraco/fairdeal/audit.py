@@ -500,9 +500,36 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
     return []
 
 
+def _equivocation(idx: int, e: Mapping[str, Any],
+                  entries: Sequence[Mapping[str, Any]]) -> Fault | None:
+    """An alarm's evidence — a statement the host's key signed for a place of this hand's
+    log — that the record does not hold at that place: the host signed two entries for one
+    place (it showed seats different histories). None when the record holds it there (the
+    judge rules on it) or the evidence is not such a statement."""
+    ev = e.get("evidence")
+    hs = entries[0] if entries else {}
+    host_key = hs.get("host_key")
+    if not isinstance(ev, Mapping) or ev.get("type") not in HOST_TYPES \
+            or ev.get("type") == "hand_start" or ev.get("hand_id") != hs.get("hand_id") \
+            or not isinstance(host_key, bytes) or not signing.verify(host_key, ev):
+        return None
+    at = ev.get("at")
+    if not isinstance(at, int) or at < 1:
+        return None
+    if at < len(entries) and signing.entry_hash(entries[at]) == signing.entry_hash(ev):
+        return None
+    return Fault(None, "equivocation", idx,
+                 f"the host signed a {ev.get('type')} for place {at} of this hand that the "
+                 "record does not hold there (the alarm carries it): it showed seats "
+                 "different histories", party="host")
+
+
 def _judge_alarm(idx: int, seat: int, e: Mapping[str, Any],
                  entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> list[Fault]:
     what, ref, positions = e.get("what"), e.get("ref"), e.get("positions", [])
+    lie = _equivocation(idx, e, entries)
+    if lie is not None:
+        return [lie]
     if what == "bad_point" and isinstance(ref, int) and 0 < ref < len(entries):
         deck = entries[ref].get("deck")
         bad = [p for p in positions if isinstance(deck, list) and isinstance(p, int)

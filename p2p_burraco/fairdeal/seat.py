@@ -139,8 +139,9 @@ class SeatDealer:
         return self._sign("action", action=dict(action), **self.proofs(shown))
 
     def make_alarm(self, what: str, positions: Sequence[int], ref: int | None,
-                   detail: str) -> dict[str, Any]:
-        return self._sign("alarm", what=what, positions=list(positions), ref=ref, detail=detail)
+                   detail: str, evidence: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        return self._sign("alarm", what=what, positions=list(positions), ref=ref, detail=detail,
+                          evidence=dict(evidence) if evidence is not None else None)
 
     def make_abandon(self, reason: str) -> dict[str, Any]:
         return self._sign("abandon", reason=reason)

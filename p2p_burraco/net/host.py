@@ -429,6 +429,8 @@ class HostNode(ServerFactory):
         self._pending_bots: list[tuple[str, int | None, str | None]] = []
         self._dirty: set[Any] = set()
         self._holding = False
+        self.syncs = 0
+        """Journal fsyncs so far (the benches print it)."""
         self.open_tables()
 
     def random_bytes(self, n: int) -> bytes:
@@ -484,6 +486,7 @@ class HostNode(ServerFactory):
         dirty, self._dirty = self._dirty, set()
         for journal in dirty:
             journal.sync()
+            self.syncs += 1
         self._holding = False
         for conn in list(self.connections):
             conn.release()

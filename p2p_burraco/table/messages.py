@@ -128,8 +128,11 @@ TABLE_MESSAGES: dict[str, dict[str, Any]] = {
         "element, a decoded point that is no card, a relayed statement the rules refuse, or a "
         "host statement that is false (a refusal of a sound statement, a timeout of a seat "
         "that owed nothing). `ref` is the log entry it blames. Stops the hand; the audit "
-        "judges it (a false alarm is the alarmist's fault).",
-        what="str", positions="list[uint]", ref="opt[uint]", detail="str"),
+        "judges it (a false alarm is the alarmist's fault). `evidence` carries the host's "
+        "signed statement the alarm disputes, so the audit judges it even when the host's "
+        "own record holds another entry at that place (then the host signed two).",
+        what="str", positions="list[uint]", ref="opt[uint]", detail="str",
+        evidence="opt[map]"),
     "abandon": _seat_msg("The seat abandons the match (abbandona): its side loses it.",
                          reason="str"),
     "reveal": _seat_msg("The seat's seed, at the end of the hand (or of a stopped hand).",

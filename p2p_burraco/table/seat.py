@@ -55,6 +55,9 @@ from .replica import HandReplica, ReplicaError, TableError
 from .store import MemorySeatStore, SeatStore, StoreError
 
 DEAL_PHASES = ("commit", "shuffle", "lock", "deal")
+MAX_QUICK_REFUSALS = 50
+"""A controller refused this many times in a row at once is asked no more until the next
+message (a bot that never finds a legal move must not spin)."""
 
 SeedSource = Callable[[bytes, int], bytes]
 """(hand_id, seat) → a fresh 32-byte seed (os.urandom in real play)."""
@@ -632,6 +635,11 @@ class SeatClient:
             return
         self._pumping = True
         try:
+            if self._lied is not None and not self._alarmed and not self.halted:
+                self._alarmed = True
+                dispute = self._dispute()
+                if dispute is not None:
+                    self._send(dispute)
             while self._inflight is None and not self.halted:
                 msg = self._next_message()
                 if msg is None:
@@ -647,6 +655,27 @@ class SeatClient:
             self._halt(f"this seat refused to sign its own statement: {exc}")
         finally:
             self._pumping = False
+
+    def _dispute(self) -> dict[str, Any] | None:
+        """The alarm that disputes a host lie, carrying the host's signed statement as its
+        evidence. It goes out at once, even behind a statement still in flight (chained
+        after it, never at its seq): a host that showed the lie to this seat alone will
+        soon show it the true history, and the dispute must be out before. It is not judged
+        by our own replica, which the lie may have stopped: the host judges it by the log
+        it keeps, and the audit by the evidence (two host statements for one place)."""
+        replica, dealer = self.replica, self._dealer
+        if replica is None or dealer is None or self._alarm is None or self._lied is None \
+                or replica.deal.phase not in ("shuffle", "lock", "deal", "reveal"):
+            return None
+        chain = replica.deal.chains[self.seat]
+        seq, prev = chain.next_seq, chain.last_hash
+        if self._inflight is not None and self._inflight.get("seq") == seq:
+            seq, prev = seq + 1, signing.entry_hash(self._inflight)
+        what, positions, ref, detail = self._alarm
+        return signing.sign(self._identity, {
+            "type": "alarm", "hand_id": replica.hand_id, "seat": self.seat, "seq": seq,
+            "prev_hash": prev, "what": what, "positions": list(positions), "ref": ref,
+            "detail": detail, "evidence": dict(self._lied[1])})
 
     def _replay_saved(self) -> dict[str, Any] | None:
         """A statement already signed at our next seq (before a crash): send it again."""
@@ -665,11 +694,7 @@ class SeatClient:
         if saved is not None:
             return saved
         deal = replica.deal
-        if self._lied is not None:      # the dispute if the hand takes one, then nothing
-            if self._alarm is not None and not self._alarmed and not replica.over \
-                    and deal.phase in ("shuffle", "lock", "deal"):
-                self._alarmed = True
-                return dealer.make_alarm(*self._alarm)
+        if self._lied is not None:      # the dispute went out (`_pump`); then nothing
             self._halt(*self._lied)
             return None
         if deal.phase == "reveal":
@@ -724,12 +749,15 @@ class SeatClient:
         if self._pending is not None:
             action, self._pending = self._pending, None
             return self._action_message(action)
-        if not self._asked:
+        for _ in range(MAX_QUICK_REFUSALS):
+            if self._asked:
+                break
             self._asked = True
             self.controller.your_turn(replica.hand, self.seat, self._submitter(self._turn_token))
             if self._pending is not None:
                 action, self._pending = self._pending, None
                 return self._action_message(action)
+            # not asked any more: refused at once (a bot's slip), so ask again
         return None
 
     def _ready(self) -> bool:
