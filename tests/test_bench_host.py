@@ -14,7 +14,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
 
 def test_bench_host_smoke(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["bench", "host", "--tables", "2", "--game", "briscola", "--seconds", "3"])
+    code = main(["bench", "host", "--tables", "2", "--game", "briscola", "--seconds", "2"])
     out = capsys.readouterr().out
     for label in ("tables:", "hands completed:", "hands per minute:", "host CPU per hand:",
                   "host RSS:", "RSS growth per hand:", "errors:"):

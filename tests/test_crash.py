@@ -187,7 +187,7 @@ def test_idle_briscola_player_loses_by_timeout(tmp_path: Path) -> None:
     """TABLE-4, BRISCOLA-24, BRISCOLA-26: a console nobody types into, `--clock 3`."""
     import pty
 
-    host = Host(tmp_path, ["--game", "briscola", "--players", "2", "--clock", "3",
+    host = Host(tmp_path, ["--game", "briscola", "--players", "2", "--clock", "2",
                            "--hands", "1"])
     bot = join(tmp_path, host.port, "--bot", "--name", "busy")
     pid, fd = pty.fork()

@@ -9,6 +9,7 @@ import pytest
 from test_table_host import make_table, persons
 
 from p2p_burraco.fairdeal.derive import SeatSecrets
+from p2p_burraco.selfplay import SelfplayConfig
 
 
 @pytest.mark.parametrize("game,players,variant", [
@@ -56,3 +57,31 @@ def test_each_seat_learns_exactly_what_the_rules_entitle_it_to(game: str, player
         assert s.replica is not None
         assert [s.replica.due(x) for x in range(players)] == \
             [replica.due(x) for x in range(players)]
+
+
+@pytest.mark.parametrize("game, variant, players", [
+    ("briscola", None, 2), ("briscola", "carte-scoperte", 4), ("briscola", "carte-viste", 2),
+    ("burraco", "fibur", 4), ("burraco", "pagat", 2), ("burraco", "fibur", 3)])
+def test_every_audience_at_once_is_each_audience(game: str, variant: str | None,
+                                                 players: int) -> None:
+    """`audiences()` (one pass, what the replica asks after each move) is `audience(pos)` of
+    every position, at every point of a hand (BRISCOLA-28, BRISCOLA-29, FIBUR-20)."""
+    import random
+
+    from p2p_burraco.selfplay import make_match, make_strategies
+
+    cfg = SelfplayConfig(game=game, variant=variant, players=players, seed=3)
+    rng = random.Random(1)
+    match = make_match(cfg, rng)
+    bots = make_strategies(cfg, rng)
+    hand = match.new_hand()
+    order = list(range(len(hand.deck)))
+    random.Random(2).shuffle(order)
+    for pos, card in enumerate(order):
+        hand.learn(pos, card)
+    while True:
+        assert hand.audiences() == [hand.audience(p) for p in range(len(hand.deck))]
+        if hand.is_over:
+            break
+        seat = hand.to_move
+        hand.apply(seat, bots[seat].choose(hand, seat))

@@ -260,13 +260,34 @@ def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
 
 # --------------------------------------------------------------------------- the audit
 
+_AUDITS: dict[tuple[bytes, bool, bool], Verdict] = {}
+_AUDITS_MAX = 64
+
+
 def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
               passes: bool = True) -> Verdict:
     """Audit a hand's log — what the host and every peer run at the end of a hand.
     `judge_alarms=False` leaves the alarms to a caller that finds more faults first (the
     table audit: an alarm may be about a rule, not a key). `passes=False` skips recomputing
     the shuffle and lock passes (most of the cost): the host's quick check, which it
-    follows with the full audit whenever anything is amiss or any seat disagrees."""
+    follows with the full audit whenever anything is amiss or any seat disagrees.
+
+    The verdict is a pure function of the log, so it is kept by the log's hash: where the
+    host and several seats share a process (`play`, `host --bots`, the benches) one hand is
+    audited once, not once per node. The caller gets its own copy."""
+    key = (log_hash(entries), judge_alarms, passes)
+    kept = _AUDITS.get(key)
+    if kept is None:
+        kept = _audit_log(entries, judge_alarms, passes)
+        if len(_AUDITS) >= _AUDITS_MAX:
+            _AUDITS.clear()
+        _AUDITS[key] = kept
+    return Verdict(list(kept.faults), list(kept.deal) if kept.deal is not None else None,
+                   list(kept.notes))
+
+
+def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
+               passes: bool) -> Verdict:
     faults: list[Fault] = []
     log = _walk(entries, faults)
     if log is None:

@@ -93,9 +93,21 @@ def decode_one(locked: bytes, keys: Sequence[bytes], table: Mapping[bytes, int])
     return decode_many([locked], [keys], table)[0]
 
 
+_CLAIMS: dict[tuple[bytes, tuple[bytes, ...], bytes], bool] = {}
+_CLAIMS_MAX = 4096
+
+
 def claim_holds(locked: bytes, keys: Sequence[bytes], card_point: bytes) -> bool:
-    """Anyone's check of a face-up claim: K_j · P[card] == L[j] (one multiplication)."""
-    try:
-        return mul(scalar_product(keys), card_point) == locked
-    except BadPoint:
-        return False
+    """Anyone's check of a face-up claim: K_j · P[card] == L[j] (one multiplication). A pure
+    function, kept: nodes sharing a process (`play`, `host --bots`) check a claim once."""
+    key = (locked, tuple(keys), card_point)
+    held = _CLAIMS.get(key)
+    if held is None:
+        try:
+            held = mul(scalar_product(keys), card_point) == locked
+        except BadPoint:
+            held = False
+        if len(_CLAIMS) >= _CLAIMS_MAX:
+            _CLAIMS.clear()
+        _CLAIMS[key] = held
+    return held

@@ -312,6 +312,9 @@ class TableRoom:
                 or self._dealing:
             return
         if not all(s.taken and s.conn is not None for s in self.slots):
+            for i, s in enumerate(self.slots):      # a seat away between hands: its grace
+                if s.taken and s.conn is None and (s.away is None or not s.away.active()):
+                    self._start_away(i)
             return
         self._dealing = True
         try:

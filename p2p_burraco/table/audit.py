@@ -112,10 +112,14 @@ def _learn_all(hand: HandState, deal: Sequence[int]) -> None:
 
 
 def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
-            state: MatchState | None) -> HandAudit:
+            state: MatchState | None, conserve_each: bool = False) -> HandAudit:
+    """Replay the log through the judge. Every card must be in exactly one place after each
+    action: checked once at the end (the engine keeps it by construction), and only if that
+    fails is the log replayed again checking after each action, to name where it broke."""
     hs = entries[0]
     report = HandAudit(verdict, hs)
     faults = verdict.faults
+    base = len(faults)
     try:
         replica = HandReplica(hs, verify_signatures=False, state=state)
         start = HandReplica(hs, verify_signatures=False, state=state).hand
@@ -172,11 +176,17 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
             replica.apply(e)
         except (KeyError, TypeError, ValueError, LookupError):
             continue        # malformed or illegal: named above
-        if t == "action":
+        if t == "action" and conserve_each:
             try:
                 check_cards_conserved(replica.hand)
             except AssertionError as exc:
                 faults.append(Fault(None, "cards_not_conserved", i, str(exc)))
+    if not conserve_each:
+        try:
+            check_cards_conserved(replica.hand)
+        except AssertionError:
+            verdict.faults[:] = verdict.faults[:base]
+            return _replay(entries, verdict, state, conserve_each=True)
     faults.extend(judge_alarms_of(entries, list(faults)))
     report.replica = replica
     outcome = decide(replica, faults, full)

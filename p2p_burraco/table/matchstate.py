@@ -11,7 +11,6 @@ and the one part it does not compare (`comparable`).
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -91,7 +90,10 @@ class MatchState:
         return {k: v for k, v in snapshot.items() if k not in HOST_ONLY}
 
     def copy(self) -> MatchState:
-        return copy.deepcopy(self)
+        """An independent copy, through the snapshot: constant cost whatever the match's
+        length (a deep copy would drag the engine's in-memory history along)."""
+        return MatchState(self.game, self.variant, self.n_seats, self.first_dealer,
+                          self.options, self.rules, self.snapshot())
 
     # ------------------------------------------------------------------ the fold
     @property

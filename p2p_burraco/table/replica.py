@@ -142,6 +142,7 @@ class HandReplica:
         self._token = 0
         self._aud: tuple[int, list[frozenset[int]]] | None = None
         self._open_cache: tuple[tuple[int, int, int], list[int], list[int]] | None = None
+        self._ent: tuple[int, list[int]] | None = None
         self._trial: tuple[Mapping[str, Any], HandState] | None = None
 
     # ------------------------------------------------------------------ views
@@ -164,11 +165,19 @@ class HandReplica:
         """audience(pos) for every position, recomputed only when something changed it."""
         if self._aud is None or self._aud[0] != self._token:
             hand = self.hand
-            self._aud = (self._token, [hand.audience(p) for p in range(len(hand.deck))])
+            every = getattr(hand, "audiences", None)
+            self._aud = (self._token, every() if every is not None else
+                         [hand.audience(p) for p in range(len(hand.deck))])
         return self._aud[1]
 
     def audience(self, pos: int) -> frozenset[int]:
         return self.audience_all()[pos]
+
+    def _entitled(self) -> list[int]:
+        """Positions someone is entitled to now (the stock is nobody's), per audience."""
+        if self._ent is None or self._ent[0] != self._token:
+            self._ent = (self._token, [p for p, a in enumerate(self.audience_all()) if a])
+        return self._ent[1]
 
     def _open(self) -> tuple[list[int], list[int]]:
         """(positions whose keys may still be owed, public positions not yet decoded), kept
@@ -183,9 +192,9 @@ class HandReplica:
         n = self.n_seats
         owed: list[int] = []
         pending: list[int] = []
-        for p, a in enumerate(self.audience_all()):
-            if not a:
-                continue
+        audience = self.audience_all()
+        for p in self._entitled():
+            a = audience[p]
             if a == everyone:
                 if p not in public:
                     pending.append(p)

@@ -215,6 +215,24 @@ class BriscolaHand:
             return frozenset()
         return everyone  # on the table or taken: played face up
 
+    def audiences(self) -> list[frozenset[Seat]]:
+        """`audience(pos)` of every position at once: what the fair-deal layer asks after
+        every move, in one pass instead of one search of the hands per position."""
+        n_pos = len(self.deck)
+        everyone = frozenset(range(self.n_seats))
+        if self._end is not None:
+            return [everyone] * n_pos
+        out = [everyone] * n_pos            # on the table or taken: played face up
+        nobody: frozenset[Seat] = frozenset()
+        for pos in self._stock:
+            out[pos] = nobody
+        for seat, hand in enumerate(self._hands):
+            aud = self._hand_audience(seat)
+            for pos in hand:
+                out[pos] = aud
+        out[self.schedule.trump] = everyone
+        return out
+
     def _hand_audience(self, seat: Seat) -> frozenset[Seat]:
         if self._end is not None or (self.rules.carte_viste and self.n_seats == 2
                                      and self.last_hand):

@@ -214,6 +214,17 @@ class BurracoHand:
             return everyone
         return frozenset()
 
+    def audiences(self) -> list[frozenset[Seat]]:
+        """`audience(pos)` of every position at once (what the fair-deal layer asks after
+        every move), with one frozenset per kind instead of one per position."""
+        everyone = frozenset(range(self.n_seats))
+        if self._phase == "over":
+            return [everyone] * len(self.owner)
+        singles = [frozenset((s,)) for s in range(self.n_seats)]
+        nobody: frozenset[Seat] = frozenset()
+        return [singles[o] if o >= 0 else everyone if o in (PILE, MELD) else nobody
+                for o in self.owner]
+
     def face(self, pos: Pos) -> Card:
         """The face at a position; LookupError if this replica does not know it."""
         c = self.known[pos]
@@ -1003,14 +1014,18 @@ class BurracoHand:
     def physical_locations(self) -> list[tuple[str, Pos]]:
         out: list[tuple[str, Pos]] = []
         for s, h in enumerate(self.hands):
-            out += [(f"hand:{s}", p) for p in h]
+            place = f"hand:{s}"
+            out += [(place, p) for p in h]
         out += [("stock", p) for p in range(self.stock_next, len(self.known))]
         out += [("pile", p) for p in self.pile]
         for k, pz in enumerate(self.pozzetti):
             if pz.taken_by is None:
-                out += [(f"pozzetto:{k}", p) for p in pz.positions]
+                place = f"pozzetto:{k}"
+                out += [(place, p) for p in pz.positions]
             elif not pz.in_hand:
-                out += [(f"aside:{pz.taken_by}", p) for p in pz.positions]
+                place = f"aside:{pz.taken_by}"
+                out += [(place, p) for p in pz.positions]
         for m in self.melds.values():
-            out += [(f"meld:{m.team}:{m.id}", p) for p in m.positions]
+            place = f"meld:{m.team}:{m.id}"
+            out += [(place, p) for p in m.positions]
         return out
