@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 COMMANDS: tuple[str, ...] = (
     "play", "host", "join", "selfplay", "rules", "verify", "bench",

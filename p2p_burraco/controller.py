@@ -9,7 +9,8 @@ again. Neither the network layer nor the in-process table imports a concrete con
 
 from __future__ import annotations
 
-from typing import Any, Callable, Protocol
+from collections.abc import Callable
+from typing import Any, Protocol
 
 from .games.base import Action, HandResult, HandState, Seat
 

@@ -9,8 +9,8 @@ full protocol instead.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 from .bots import Strategy, make_strategy
 from .games import get_game

@@ -127,8 +127,16 @@ def match_dir(tmp: Path) -> Path:
 
 
 def verify(paths: list[Path], tmp: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(_cli("verify", *map(str, paths)), capture_output=True, text=True,
-                          timeout=120, env=_env(tmp))
+    """`p2p-burraco verify` (in this process: the command's code is the same)."""
+    import contextlib
+    import io
+
+    from p2p_burraco.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["verify", "--data-dir", str(tmp / "xdg"), *map(str, paths)])
+    return subprocess.CompletedProcess(["verify"], rc, out.getvalue(), "")
 
 
 def outcomes(d: Path) -> list[str]:

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import logging
 import random
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..controller import Submit
 from ..games.base import HandResult, HandState, Seat

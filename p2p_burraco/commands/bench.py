@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
-HELP = "measure performance: engine | deal | draw | bots | host"
-BENCHES: tuple[str, ...] = ("engine", "deal", "draw", "bots", "host")
+HELP = "measure performance: engine | deal | draw | bots | host | match"
+BENCHES: tuple[str, ...] = ("engine", "deal", "draw", "bots", "host", "match")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -92,10 +92,10 @@ def lan_addresses() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
+    from ..bots.controller import LazyBotController, bot_factory
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
-    from ..bots.controller import LazyBotController, bot_factory
 
     configure_logging(args.verbose)
     if args.bots < 0:

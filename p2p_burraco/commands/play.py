@@ -129,12 +129,12 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     exit code when the person quits. Reused by the tests with pipe input."""
     from pathlib import Path
 
+    from ..bots.controller import LazyBotController, bot_factory
     from ..console import model_from_args, run_console_peer
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
     from ..net.runtime import as_deferred
-    from ..bots.controller import LazyBotController, bot_factory
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,

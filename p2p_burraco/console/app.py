@@ -28,6 +28,8 @@ def create_application(model: ConsoleModel, input: Input | None = None,
         # redraw twice a second: the clocks count down (TABLE-1/2) and cards unlock
         # while the deal runs, without any event arriving
         refresh_interval=0.5,
+        # a burst of table events (a resync, a bot's quick turn) is one redraw, not one each
+        min_redraw_interval=0.05,
         input=input,
         output=output,
     )

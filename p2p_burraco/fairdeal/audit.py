@@ -31,7 +31,6 @@ from .group import BadPoint, card_points, invalid_points, is_valid_point
 from .passes import claim_holds, deck_hash, deck_shape_error, lock_pass, shuffle_pass
 from .transcript import Transcript, TranscriptError, log_hash
 
-
 PARTIES = ("seat", "host", "record")
 
 

@@ -633,5 +633,10 @@ def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | N
     return node
 
 
-__all__: Sequence[str] = ("HostConfig", "HostNode", "HostConnection", "TableRoom",
-                          "start_host")
+__all__: Sequence[str] = (
+    "HostConfig",
+    "HostConnection",
+    "HostNode",
+    "TableRoom",
+    "start_host",
+)

@@ -215,7 +215,7 @@ class TableRoom:
                              self.match_id, [k for k in keys if k is not None], names,
                              dict(self.options), self.table_rules, self.hands)
         header = {"config": config.to_wire(), "table": self.id, "target": self.target,
-                  "created": _dt.datetime.now(_dt.timezone.utc).isoformat(),
+                  "created": _dt.datetime.now(_dt.UTC).isoformat(),
                   "host_key": self.node.public_key,
                   "bots": {str(i): s.bot_name for i, s in enumerate(self.slots) if s.bot}}
         self.journal = MatchJournal.create(self.node.matches_dir, self.match_id, header)
@@ -351,7 +351,7 @@ class TableRoom:
                              "identity": s.identity.hex() if s.identity else None,
                              "bot": s.bot} for i, s in enumerate(self.slots)],
                   "transcripts": list(self.transcripts),
-                  "ended": _dt.datetime.now(_dt.timezone.utc).isoformat()}
+                  "ended": _dt.datetime.now(_dt.UTC).isoformat()}
         journal.write_record(RESULT, json.dumps(result, indent=2, sort_keys=True,
                                                 default=_json_default).encode() + b"\n")
         journal.append({"e": "end", "t": self.node.now_ms(), "reason": self.reason})

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from twisted.internet.defer import Deferred, ensureDeferred, maybeDeferred
 from twisted.python.failure import Failure

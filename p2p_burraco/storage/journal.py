@@ -42,7 +42,7 @@ def _unpack(data: bytes) -> dict[str, Any]:
 
 
 def match_dir_name(match_id: bytes, when: _dt.datetime | None = None) -> str:
-    when = when or _dt.datetime.now(_dt.timezone.utc)
+    when = when or _dt.datetime.now(_dt.UTC)
     return f"{when:%Y-%m-%d}-{match_id.hex()}"
 
 

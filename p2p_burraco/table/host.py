@@ -261,8 +261,8 @@ class HostTable:
         self.stage = "over"
         self.end_reason = "abandonment"
         return Step(journal={"e": "lost", "t": self.now, "seat": seat, "cause": cause},
-                    over=True, lines=[f"seat {seat} ({self.names[seat]}) did not come back: "
-                                      "its side loses by abandonment [TABLE-6, TABLE-9]"])
+                    over=True, lines=[(f"seat {seat} ({self.names[seat]}) did not come back: "
+                                       "its side loses by abandonment [TABLE-6, TABLE-9]")])
 
     def _resume(self) -> Step:
         """The host restarted: every seat is away until it comes back; clocks restart."""
@@ -296,7 +296,7 @@ class HostTable:
         if self.stage != "hand":
             return self._refuse_unlogged(seat, msg, "table.wrong_phase",
                                          "the hand's log is closed: only sign-offs now")
-        index, exc, entry = replica.receive(seat, msg, self.host_key)
+        _, exc, entry = replica.receive(seat, msg, self.host_key)
         step = Step(journal=dict(event))
         if exc is None and mtype == "alarm":
             step.lines.append(f"ALARM from seat {seat} ({self.names[seat]}): "

@@ -197,8 +197,9 @@ class SeatClient:
         if evidence is not None:
             self.evidence.append({"why": why, "statement": dict(evidence)})
             if self.match_id is not None:
-                from ..fairdeal.transcript import FORMAT
                 import msgpack
+
+                from ..fairdeal.transcript import FORMAT
                 data = msgpack.packb({"format": FORMAT + "+evidence", "why": why,
                                       "statement": dict(evidence),
                                       "log": list(self.replica.deal.log)

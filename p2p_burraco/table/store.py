@@ -62,6 +62,7 @@ class MemorySeatStore:
         self.signed: dict[bytes, dict[int, dict[str, Any]]] = {}
         self.matches: dict[bytes, dict[str, Any]] = {}
         self.records: dict[tuple[bytes, str], bytes] = {}
+        self._recent: list[bytes] = []      # the hands whose statements are kept
 
     def use_match(self, match_id: bytes) -> None:
         pass
@@ -86,7 +87,12 @@ class MemorySeatStore:
 
     def save_statement(self, msg: Mapping[str, Any]) -> None:
         check_new_statement(self.statement(msg["hand_id"], msg["seq"]), msg)
-        self.signed.setdefault(msg["hand_id"], {})[int(msg["seq"])] = dict(msg)
+        hand = self.signed.get(msg["hand_id"])
+        if hand is None:                # a new hand: the last one's statements are moot
+            self.signed = {k: v for k, v in self.signed.items() if k in self._recent}
+            self._recent = (self._recent + [msg["hand_id"]])[-2:]
+            hand = self.signed.setdefault(msg["hand_id"], {})
+        hand[int(msg["seq"])] = dict(msg)
 
     def statements(self, hand_id: bytes) -> list[dict[str, Any]]:
         return [m for _, m in sorted(self.signed.get(hand_id, {}).items())]
@@ -98,7 +104,10 @@ class MemorySeatStore:
         self.matches[match_id] = dict(record)
 
     def save_record(self, match_id: bytes, name: str, data: bytes) -> None:
+        """Kept only for the last few (a process without a disk keeps no archive)."""
         self.records[(match_id, name)] = data
+        while len(self.records) > 8:
+            del self.records[next(iter(self.records))]
 
 
 def check_new_statement(have: Mapping[str, Any] | None, msg: Mapping[str, Any]) -> None:
