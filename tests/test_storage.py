@@ -329,3 +329,27 @@ def test_match_record_round_trip_and_private_modes(tmp_path: Path) -> None:
         else:
             assert mode(p) == 0o600, p
     assert leftovers(root) == []
+
+
+def test_identity_key_is_private_and_a_planted_symlink_is_refused(tmp_path: Path) -> None:
+    """Issue 10, item 6: the identity key file is 0600 in a 0700 directory, written through
+    an exclusive temporary file; a symlink planted where it lives is never followed."""
+    import os
+
+    import pytest as _pytest
+
+    from p2p_burraco.net.identity import load_or_create_identity
+
+    home = tmp_path / "me"
+    key = load_or_create_identity(home)
+    assert os.stat(home / "identity.ed25519").st_mode & 0o777 == 0o600
+    assert os.stat(home).st_mode & 0o777 == 0o700
+    assert load_or_create_identity(home).public_key().public_bytes_raw() == \
+        key.public_key().public_bytes_raw()
+    secret = tmp_path / "elsewhere"
+    secret.write_bytes(b"x" * 32)
+    trap = tmp_path / "trap"
+    trap.mkdir()
+    (trap / "identity.ed25519").symlink_to(secret)
+    with _pytest.raises(ValueError, match="cannot read the identity key"):
+        load_or_create_identity(trap)

@@ -264,7 +264,7 @@ _AUDITS_MAX = 64
 
 
 def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
-              passes: bool = True) -> Verdict:
+              passes: bool = True, key: bytes | None = None) -> Verdict:
     """Audit a hand's log — what the host and every peer run at the end of a hand.
     `judge_alarms=False` leaves the alarms to a caller that finds more faults first (the
     table audit: an alarm may be about a rule, not a key). `passes=False` skips recomputing
@@ -273,14 +273,15 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
 
     The verdict is a pure function of the log, so it is kept by the log's hash: where the
     host and several seats share a process (`play`, `host --bots`, the benches) one hand is
-    audited once, not once per node. The caller gets its own copy."""
-    key = (log_hash(entries), judge_alarms, passes)
-    kept = _AUDITS.get(key)
+    audited once, not once per node. The caller gets its own copy. `key`: the log's hash
+    when the caller keeps it already (a replica's `head`)."""
+    cache_key = (key if key is not None else log_hash(entries), judge_alarms, passes)
+    kept = _AUDITS.get(cache_key)
     if kept is None:
         kept = _audit_log(entries, judge_alarms, passes)
         if len(_AUDITS) >= _AUDITS_MAX:
             _AUDITS.clear()
-        _AUDITS[key] = kept
+        _AUDITS[cache_key] = kept
     return Verdict(list(kept.faults), list(kept.deal) if kept.deal is not None else None,
                    list(kept.notes))
 

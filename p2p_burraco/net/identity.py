@@ -7,7 +7,6 @@ No Twisted here.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from cryptography.hazmat.primitives import serialization
@@ -24,22 +23,25 @@ def default_data_dir() -> Path:
 
 
 def load_or_create_identity(data_dir: Path | str) -> Ed25519PrivateKey:
-    """The identity key in `data_dir` (32 raw bytes, mode 0600), created on first use."""
+    """The identity key in `data_dir` (32 raw bytes, mode 0600, in a 0700 directory),
+    created on first use. Written through a fresh O_EXCL temporary file, fsync'd and
+    renamed, never following a symlink (`storage.files`)."""
+    from ..storage.files import ensure_dir, read_private, write_private
+
     path = Path(data_dir) / IDENTITY_FILE
-    if path.exists():
-        raw = path.read_bytes()
+    if path.exists() or path.is_symlink():
+        try:
+            raw = read_private(path)
+        except OSError as exc:
+            raise ValueError(f"{path}: cannot read the identity key ({exc.strerror})") from None
         if len(raw) != 32:
             raise ValueError(f"{path}: an identity file holds exactly 32 bytes, not {len(raw)}")
         return Ed25519PrivateKey.from_private_bytes(raw)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ensure_dir(path.parent, private=True)
     key = Ed25519PrivateKey.generate()
     raw = key.private_bytes(serialization.Encoding.Raw, serialization.PrivateFormat.Raw,
                             serialization.NoEncryption())
-    tmp = path.with_suffix(".tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(raw)
-    os.replace(tmp, path)
+    write_private(path, raw)
     return key
 
 

@@ -205,6 +205,39 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
     return report
 
 
+def settle_live(replica: HandReplica) -> HandAudit | None:
+    """The host's quick settlement of a hand that went plainly: the game ended it, nobody
+    stopped it or timed out, no alarm, and the quick crypto audit (everything but the passes)
+    finds nothing. The host's own replica judged every statement live, so the log is not
+    replayed; the deal the seeds give is learned on a copy of the hand and scored. None when
+    anything is amiss: the caller then runs the whole audit (`audit_hand`), as it does when
+    a seat's sign-off disagrees (a cheat in a pass is never settled here)."""
+    deal = replica.deal
+    if replica.stop is not None or replica.lost or not replica.hand.is_over or deal.alarms \
+            or deal.timeouts or any(deal.refusals.values()):
+        return None
+    verdict = audit_log(deal.log, judge_alarms=False, passes=False, key=deal.head)
+    if verdict.faults or verdict.deal is None:
+        return None
+    hand = replica.hand.copy()
+    try:
+        _learn_all(hand, verdict.deal)
+        check_cards_conserved(hand)
+        result = hand.result()
+    except (ValueError, AssertionError, LookupError):
+        return None
+    report = HandAudit(verdict, replica.hs, replica=replica,
+                       outcome=HandOutcome("scored", result))
+    after = replica.state0.copy()
+    after.set_hand_state(replica.timeouts, replica.auto, after.clock_used)
+    try:
+        after.record(result)
+    except (MatchStateError, ValueError):
+        return None
+    report.state_after = after
+    return report
+
+
 def audit_hand(entries: Sequence[Mapping[str, Any]], state: MatchState | None = None,
                passes: bool = True) -> HandAudit:
     """Audit a hand's log before it closes (host and peers): crypto, the judge, the outcome.

@@ -34,7 +34,7 @@ from ..fairdeal.transcript import Transcript
 from ..games import get_game
 from ..games.base import forfeit_result
 from . import messages as M
-from .audit import HandAudit, audit_hand
+from .audit import HandAudit, audit_hand, settle_live
 from .matchstate import MatchState
 from .outcome import HandOutcome
 from .replica import HandReplica, TableError
@@ -522,11 +522,10 @@ class HostTable:
         outcome; the seats audit too and sign it off."""
         replica = self.replica
         assert replica is not None
-        report = audit_hand(replica.deal.log, self.state, passes=False)
-        full = bool(report.verdict.faults) or report.outcome is None \
-            or report.outcome.kind != "scored"
-        if full:
-            report = audit_hand(replica.deal.log, self.state, passes=True)
+        quick = settle_live(replica)
+        full = quick is None
+        report = quick if quick is not None else \
+            audit_hand(replica.deal.log, self.state, passes=True)
         self._settle(report, full)
         self.stage = "signoff"
         self.signoff_since = self.now
