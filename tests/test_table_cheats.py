@@ -1229,3 +1229,70 @@ def test_a_lie_shown_to_one_seat_is_proven_by_its_alarm() -> None:
     faults = {(f.party, f.what) for f in audit.verdict.faults}
     assert ("host", "equivocation") in faults
     assert not seats_blamed(audit) and record.outcome.kind == "host_fault"
+
+
+# --------------------------------------------------------------------------- quick settlement
+
+def _quick_made_wrong(monkeypatch: pytest.MonkeyPatch) -> list[bytes]:
+    """Make the host's quick settlement (`settle_live`, which recomputes neither passes nor
+    keys) say something else than the full audit: what a fault only the full audit finds
+    would do. Returns the transcript hashes of the hands it settled so."""
+    import dataclasses
+
+    from p2p_burraco.table import host as host_module
+
+    real = host_module.settle_live
+    made: list[bytes] = []
+
+    def wrong(replica: Any) -> HandAudit | None:
+        report = real(replica)
+        if report is not None and report.outcome is not None:
+            report.outcome = dataclasses.replace(report.outcome, detail="quick and wrong")
+            made.append(replica.deal.head)
+        return report
+    monkeypatch.setattr(host_module, "settle_live", wrong)
+    return made
+
+
+def _assert_closed_on_the_full_audit(record: HandRecord) -> None:
+    full = audit_hand(record.transcript.entries)
+    end = record.transcript.hand_end
+    assert end is not None and full.outcome is not None
+    assert end["result_hash"] == full.result_hash(end["transcript_hash"])
+    assert end["outcome"] == full.outcome.to_wire()
+    report = audit_transcript(record.transcript)
+    assert not report.verdict.faults, report.verdict.faults
+
+
+def test_the_quick_settlement_stands_only_when_every_seat_signs_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seats that sign another result than the host's quick one make the host run the full
+    audit before it signs the hand's end: every seat then agrees with it."""
+    made = _quick_made_wrong(monkeypatch)
+    t = briscola(seed=21)
+    t.step({"e": "deal"})
+    t.settle()
+    record = last(t)
+    assert made                                       # the quick path was taken, and failed
+    _assert_closed_on_the_full_audit(record)
+    end = record.transcript.hand_end
+    assert end is not None
+    assert {so["seat"] for so in record.transcript.sign_offs} == {0, 1}
+    assert all(so["result_hash"] == end["result_hash"] for so in record.transcript.sign_offs)
+
+
+def test_a_hand_nobody_signs_is_closed_on_the_full_audit(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seats gone before they sign off: the host cannot lean on their audits, so it closes
+    the hand on its own full audit, never on the quick settlement."""
+    made = _quick_made_wrong(monkeypatch)
+    t = briscola(seed=22)
+    t.step({"e": "deal"})
+    t.pump(until=lambda: t.host.stage == "signoff")
+    assert t.host.stage == "signoff"
+    t.disconnected.update({0, 1})
+    t.to_host.clear()
+    t.settle()
+    record = last(t)
+    assert made and not record.transcript.sign_offs
+    _assert_closed_on_the_full_audit(record)

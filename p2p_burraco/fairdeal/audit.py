@@ -153,7 +153,11 @@ def _hand_start_error(hs: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | None:
+def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault],
+          hashes: Sequence[bytes] | None = None) -> _Log | None:
+    """Every entry's signature, hand, chain and place, and what each proves. `hashes`: the
+    entry hashes of a log whose every signature its holder verified as it arrived (a live
+    replica's own log): the walk then trusts those and recomputes neither."""
     hs = entries[0] if entries else {}
     problem = _hand_start_error(hs)
     if problem:
@@ -161,18 +165,22 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
         return None
     log = _Log(hs["hand_id"], hs["n_seats"], hs["n_cards"], hs["deck"],
                [bytes(k) for k in hs["seat_keys"]], bytes(hs["host_key"]))
-    start = signing.entry_hash(hs)
+    start = hashes[0] if hashes is not None else signing.entry_hash(hs)
     head = signing.chain_step(signing.chain_start(), start)
     chains = [(0, start) for _ in range(log.n_seats)]
+    live = hashes is not None
 
-    def in_chain(i: int, e: Mapping[str, Any], t: str) -> int | None:
+    def verified(key: bytes, e: Mapping[str, Any]) -> bool:
+        return live or signing.verify(key, e)
+
+    def in_chain(i: int, e: Mapping[str, Any], t: str, eh: bytes | None = None) -> int | None:
         """The seat of a seat statement whose signature holds (its chain is checked and
         moved on); None, with a fault, when it is nobody's proven word."""
         seat = e.get("seat")
         if not isinstance(seat, int) or isinstance(seat, bool) or not 0 <= seat < log.n_seats:
             faults.append(Fault(None, "unexpected_entry", i, f"no seat {seat!r}"))
             return None
-        if not signing.verify(log.keys[seat], e):
+        if not verified(log.keys[seat], e):
             faults.append(Fault(None, "bad_signature", i,
                                 f"a {t} claimed by seat {seat} does not verify with its key"))
             return None
@@ -185,15 +193,16 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
                                 f"seat {seat}'s messages are missing or reordered before "
                                 f"this one (seq {e.get('seq')!r}, expected {seq})"))
         got = e.get("seq")
-        chains[seat] = ((got if isinstance(got, int) else seq) + 1, signing.entry_hash(e))
+        chains[seat] = ((got if isinstance(got, int) else seq) + 1,
+                        eh if eh is not None else signing.entry_hash(e))
         return seat
 
     for i in range(1, len(entries)):
         e = entries[i]
         t = e.get("type")
-        eh = signing.entry_hash(e)
+        eh = hashes[i] if hashes is not None else signing.entry_hash(e)
         if t in HOST_TYPES:
-            if t == "hand_start" or not signing.verify(log.host_key, e) \
+            if t == "hand_start" or not verified(log.host_key, e) \
                     or e.get("hand_id") != log.hand_id:
                 faults.append(Fault(None, "bad_signature", i,
                                     f"a {t} the host's key did not sign for this hand"))
@@ -219,7 +228,7 @@ def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault]) -> _Log | N
         if t not in SEAT_TYPES or t == "sign_off":
             faults.append(Fault(None, "unexpected_entry", i, f"a {t!r} entry in the log"))
             continue
-        seat = in_chain(i, e, str(t))
+        seat = in_chain(i, e, str(t), eh)
         if seat is None:
             continue
         try:
@@ -259,26 +268,34 @@ def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
 
 # --------------------------------------------------------------------------- the audit
 
-_AUDITS: dict[tuple[bytes, bool, bool], Verdict] = {}
+_AUDITS: dict[tuple[bytes, bool, bool, bool], Verdict] = {}
 _AUDITS_MAX = 64
 
 
 def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
-              passes: bool = True, key: bytes | None = None) -> Verdict:
+              passes: bool = True, key: bytes | None = None,
+              hashes: Sequence[bytes] | None = None) -> Verdict:
     """Audit a hand's log — what the host and every peer run at the end of a hand.
     `judge_alarms=False` leaves the alarms to a caller that finds more faults first (the
-    table audit: an alarm may be about a rule, not a key). `passes=False` skips recomputing
-    the shuffle and lock passes (most of the cost): the host's quick check, which it
-    follows with the full audit whenever anything is amiss or any seat disagrees.
+    table audit: an alarm may be about a rule, not a key). `passes=False` is the host's
+    quick settlement of a plain hand: it derives the deal from the seeds and checks the
+    commitments, the log and the face-up claims, but recomputes neither the shuffle and lock
+    passes nor the keys (released, sealed, shown) — most of the cost, and exactly what every
+    seat's own full audit checks before it signs the result off. The host keeps the quick
+    result only when every seat signs it; otherwise it runs the full audit before it signs
+    the hand's end (`table.host.HostTable`).
 
     The verdict is a pure function of the log, so it is kept by the log's hash: where the
     host and several seats share a process (`play`, `host --bots`, the benches) one hand is
     audited once, not once per node. The caller gets its own copy. `key`: the log's hash
-    when the caller keeps it already (a replica's `head`)."""
-    cache_key = (key if key is not None else log_hash(entries), judge_alarms, passes)
+    when the caller keeps it already (a replica's `head`). `hashes`: the entry hashes of a
+    log the caller verified entry by entry as it grew (a live replica's): signatures and
+    hashes are then not recomputed (see `_walk`)."""
+    cache_key = (key if key is not None else log_hash(entries), judge_alarms, passes,
+                 hashes is not None)
     kept = _AUDITS.get(cache_key)
     if kept is None:
-        kept = _audit_log(entries, judge_alarms, passes)
+        kept = _audit_log(entries, judge_alarms, passes, hashes)
         if len(_AUDITS) >= _AUDITS_MAX:
             _AUDITS.clear()
         _AUDITS[cache_key] = kept
@@ -287,9 +304,9 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
 
 
 def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
-               passes: bool) -> Verdict:
+               passes: bool, hashes: Sequence[bytes] | None = None) -> Verdict:
     faults: list[Fault] = []
-    log = _walk(entries, faults)
+    log = _walk(entries, faults, hashes)
     if log is None:
         return Verdict(faults)
     # entries lost, altered or reordered: what the log lacks is then no seat's proven word
@@ -383,7 +400,7 @@ def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
         deal = order
 
     def key_ok(seat: int, pos: int, key: Any) -> bool | None:
-        sec = secrets.get(seat)
+        sec = secrets.get(seat) if passes else None      # quick: keys are the seats' audit
         return None if sec is None else key == sec.lock_key(pos)
 
     # released keys
@@ -394,7 +411,7 @@ def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
                                 f"released keys for positions {wrong[:6]} are not its lock keys"))
 
     # sealed envelopes
-    for idx, seat, e in log.sealed:
+    for idx, seat, e in log.sealed if passes else ():
         sender = secrets.get(seat)
         to = e["to"]
         if sender is None or to not in log.commits:

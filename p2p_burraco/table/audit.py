@@ -216,7 +216,8 @@ def settle_live(replica: HandReplica) -> HandAudit | None:
     if replica.stop is not None or replica.lost or not replica.hand.is_over or deal.alarms \
             or deal.timeouts or any(deal.refusals.values()):
         return None
-    verdict = audit_log(deal.log, judge_alarms=False, passes=False, key=deal.head)
+    verdict = audit_log(deal.log, judge_alarms=False, passes=False, key=deal.head,
+                        hashes=deal.hashes if deal.verify_signatures else None)
     if verdict.faults or verdict.deal is None:
         return None
     hand = replica.hand.copy()

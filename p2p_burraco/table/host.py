@@ -560,20 +560,33 @@ class HostTable:
             return self._refuse_unlogged(seat, msg, exc.code, exc.message)
         step = Step(journal=dict(event))
         self.disputes[seat] = dict(msg)
-        if msg.get("result_hash") != self.result_hash and not self.full_audit:
-            # a seat disagrees with the quick audit: settle it with the full one
-            self._settle(audit_hand(replica.deal.log, self.state, passes=True), True)
-        for s, so in list(self.sign_offs.items()) + list(self.disputes.items()):
-            self.sign_offs.pop(s, None)
-            self.disputes.pop(s, None)
-            agrees = so.get("transcript_hash") == replica.deal.head \
-                and so.get("result_hash") == self.result_hash
-            (self.sign_offs if agrees else self.disputes)[s] = so
+        if msg.get("result_hash") != self.result_hash:
+            self._settle_fully()            # a seat disagrees with the quick settlement
+        self._sort_sign_offs()
         if seat in self.disputes:
             step.lines.append(f"seat {seat} signed another result of hand {self.hand_no + 1}")
         if not self._signoff_waiting():
             self._close_into(step)
         return step
+
+    def _settle_fully(self) -> None:
+        """The full audit replaces the quick settlement (`settle_live`), which stands only
+        when every seat, each after its own full audit, signs the same result."""
+        if not self.full_audit:
+            assert self.replica is not None
+            self._settle(audit_hand(self.replica.deal.log, self.state, passes=True), True)
+            self._sort_sign_offs()
+
+    def _sort_sign_offs(self) -> None:
+        """Each sign-off received agrees with the host's settlement, or is a dispute."""
+        assert self.replica is not None
+        head = self.replica.deal.head
+        for s, so in list(self.sign_offs.items()) + list(self.disputes.items()):
+            self.sign_offs.pop(s, None)
+            self.disputes.pop(s, None)
+            agrees = so.get("transcript_hash") == head \
+                and so.get("result_hash") == self.result_hash
+            (self.sign_offs if agrees else self.disputes)[s] = so
 
     def _signoff_waiting(self) -> list[int]:
         """Seats whose sign-off the host still waits for (not a seat gone from the hand)."""
@@ -588,6 +601,13 @@ class HostTable:
 
     def _close_into(self, step: Step) -> None:
         """Close the hand: the signed hand_end, the record, the next stage."""
+        if len(self.sign_offs) < self.n_seats and not self.full_audit:
+            quick = self.outcome
+            self._settle_fully()        # a seat did not sign (gone, late, or disputing)
+            if self.outcome is not None and quick is not None \
+                    and self.outcome.describe() != quick.describe():
+                step.lines.append(f"hand {self.hand_no + 1}, fully audited: "
+                                  f"{self.outcome.describe()}")
         replica, outcome, after = self.replica, self.outcome, self.state_after
         assert replica is not None and outcome is not None and after is not None
         assert self.result_hash is not None
