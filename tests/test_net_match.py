@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main as cli_main
@@ -64,3 +67,49 @@ def test_each_peer_knows_only_its_own_cards_and_the_host_none(tmp_path: Path) ->
     waiting.release()
     net.pump()
     assert all(p.done.called for p in peers)
+
+
+def test_no_reply_leaves_the_host_before_its_event_is_on_disk(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Group commit: whatever a host connection writes while a match journal holds records
+    not yet fsynced waits for that fsync — a peer never sees a reply the host could forget
+    in a crash (issue 11's journal). Checked at every write of every host connection."""
+    from p2p_burraco.net import loopback
+    from p2p_burraco.storage.files import AppendLog
+
+    journals: list[AppendLog] = []
+    append = AppendLog.append
+
+    def tracked_append(self: AppendLog, body: bytes) -> None:
+        if self not in journals:
+            journals.append(self)
+        append(self, body)
+    monkeypatch.setattr(AppendLog, "append", tracked_append)
+
+    servers: set[int] = set()
+    connect = loopback.Loopback.connect
+
+    def tracked_connect(self: loopback.Loopback, server_factory: Any, client: Any) -> Any:
+        link = connect(self, server_factory, client)
+        servers.add(id(link.server_tx))
+        return link
+    monkeypatch.setattr(loopback.Loopback, "connect", tracked_connect)
+
+    writes = [0]
+    write = loopback._Transport.write
+
+    def checked_write(self: Any, data: bytes) -> None:
+        if id(self) in servers:
+            writes[0] += 1
+            unsynced = [j.path.name for j in journals if j.dirty]
+            assert not unsynced, f"a reply left before {unsynced} was fsynced"
+        write(self, data)
+    monkeypatch.setattr(loopback._Transport, "write", checked_write)
+    monkeypatch.setattr(loopback._Transport, "writeSequence",
+                        lambda self, seq: checked_write(self, b"".join(seq)))
+
+    net = Loopback()
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", players=2, hands=1, seed=4)
+    host, peers = start_table(net, cfg, bots("briscola", 2, seed=4))
+    assert all(p.done.called for p in peers)
+    assert journals and writes[0] > 50 and host.syncs > 0

@@ -81,6 +81,26 @@ class _OutputGate:
         pass
 
 
+class HoldGroup:
+    """Connections whose output waits for one thing (the host's journal fsync at the end of
+    a reactor turn). A connection joins when it first writes while the group holds, so a
+    turn costs what the connections it wrote to cost, not every connection of the host."""
+
+    def __init__(self) -> None:
+        self.holding = False
+        self._members: list[FrameProtocol] = []
+
+    def join(self, conn: FrameProtocol) -> None:
+        self._members.append(conn)
+
+    def release(self) -> None:
+        """Write what every member kept, in order; stop holding."""
+        self.holding = False
+        members, self._members = self._members, []
+        for conn in members:
+            conn.release()
+
+
 class FrameProtocol(Protocol):
     """Framing, codec, seq numbers and error frames; subclasses implement `frame_received`."""
 
@@ -365,6 +385,10 @@ class FrameProtocol(Protocol):
         data = prepared.frame(seq)
         self._last_size = len(data)
         assert self.transport is not None
+        group = self.hold_group
+        if self._held is None and group is not None and group.holding:
+            self._held = []
+            group.join(self)
         if self._held is not None:
             self._held.append(data)
         else:
@@ -406,6 +430,8 @@ class FrameProtocol(Protocol):
 
     # --- holding output until the journal is durable -----------------------------------
     _held: list[bytes] | None = None
+    hold_group: HoldGroup | None = None
+    """Set by a host: while the group holds, what this connection writes waits with it."""
     _drop_when_released = False
 
     def hold(self) -> None:

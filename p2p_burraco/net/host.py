@@ -25,7 +25,7 @@ from twisted.python.failure import Failure
 from .. import __version__, wire
 from ..wire import Frame, WireError
 from . import identity as ident
-from .framing import FrameProtocol
+from .framing import FrameProtocol, HoldGroup
 from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket
 from .room import TableRoom
 
@@ -428,7 +428,7 @@ class HostNode(ServerFactory):
         self._bot_count = 0
         self._pending_bots: list[tuple[str, int | None, str | None]] = []
         self._dirty: set[Any] = set()
-        self._holding = False
+        self.hold_group = HoldGroup()
         self.syncs = 0
         """Journal fsyncs so far (the benches print it)."""
         self.open_tables()
@@ -472,14 +472,13 @@ class HostNode(ServerFactory):
 
     # --- durable before any reply leaves -----------------------------------------------
     def durable(self, journal: Any) -> None:
-        """The replies of this reactor turn wait until `journal` is on disk: every
-        connection holds its output, and one fsync per dirty journal at the end of the turn
-        releases it all (group commit: a burst of events costs one fsync, not one each)."""
+        """The replies of this reactor turn wait until `journal` is on disk: whatever any
+        connection writes from now on is held, and one fsync per dirty journal at the end of
+        the turn releases it all (group commit: a burst of events costs one fsync, not one
+        each)."""
         self._dirty.add(journal)
-        if not self._holding:
-            self._holding = True
-            for conn in self.connections:
-                conn.hold()
+        if not self.hold_group.holding:
+            self.hold_group.holding = True
             self.reactor.callLater(0, self._sync_and_release)
 
     def _sync_and_release(self) -> None:
@@ -487,9 +486,7 @@ class HostNode(ServerFactory):
         for journal in dirty:
             journal.sync()
             self.syncs += 1
-        self._holding = False
-        for conn in list(self.connections):
-            conn.release()
+        self.hold_group.release()
 
     def say(self, text: str) -> None:
         """One line about what happens (joins, drops, timeouts, results, alarms)."""
@@ -601,8 +598,7 @@ class HostNode(ServerFactory):
         conn = HostConnection(self, address, refused)
         if refused is None:
             self.connections.add(conn)
-            if self._holding:
-                conn.hold()
+            conn.hold_group = self.hold_group
         else:
             log.info("connection from %s refused: %s", address, refused)
         return conn

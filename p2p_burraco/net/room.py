@@ -289,13 +289,20 @@ class TableRoom:
         driver = self.driver
         due = driver.next_deadline() if driver is not None else None
         at = due[0] if due is not None else None
-        if at == self._deadline_at and self._deadline is not None and self._deadline.active():
+        call = self._deadline if self._deadline is not None and self._deadline.active() \
+            else None
+        if at == self._deadline_at and call is not None:
             return
-        if self._deadline is not None and self._deadline.active():
-            self._deadline.cancel()
-        self._deadline, self._deadline_at = None, at
-        if at is not None:
-            delay = max(0.0, (at - self.node.now_ms()) / 1000)
+        self._deadline_at = at
+        if at is None:
+            if call is not None:
+                call.cancel()
+            self._deadline = None
+            return
+        delay = max(0.0, (at - self.node.now_ms()) / 1000)
+        if call is not None:
+            call.reset(delay)                    # moved, not cancelled and made anew
+        else:
             self._deadline = self.node.reactor.callLater(delay, self._expire)
 
     def _expire(self) -> None:
