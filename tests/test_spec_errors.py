@@ -2,8 +2,8 @@
 table is provoked over real loopback TCP against a running host, and the host answers with
 exactly that code, `fatal` as the spec says it is, and closes the connection if and only if
 the code is fatal (a non-fatal one leaves it served). A code no input can provoke is listed
-in NOT_PROVOKED with the reason. Table-level codes (`table.*`) are out of this file's scope:
-add a provoker to PROVOKERS for each when the table layer settles."""
+in NOT_PROVOKED with the reason. Table-level codes (`table.*`, § 8.9) are walked the same
+way in tests/test_spec_table_codes.py."""
 
 from __future__ import annotations
 

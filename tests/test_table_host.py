@@ -283,6 +283,9 @@ def test_refusals_carry_a_stable_code_and_change_nothing_but_the_seats_chain() -
         (other, lambda: forge(t, other, "release", positions=[pos], to=[[mover]],
                               keys=[t.seats[other]._dealer._secrets.lock_key(pos)]),
          "table.duplicate_key"),
+        (other, lambda: forge(t, other, "release", positions=[stock, stock],
+                              to=[[mover], [mover]], keys=[b"\1" * 32, b"\1" * 32]),
+         "table.bad_message"),                   # a position named twice
     ]
     for seat, make, code in logged:
         before = snapshot(host)

@@ -176,24 +176,20 @@ ERROR_CODES: dict[str, str] = {
     "table.bad_signature": "the signature does not verify with the seat's identity key",
     "table.replayed_seq": "seq is below the next one expected from this seat (a replay)",
     "table.seq_gap": "seq skips ahead of the next one expected from this seat",
-    "table.bad_key": "a commitment whose X25519 key is low-order (voids the hand)",
-    "table.bad_host_statement": "a host statement not signed by the hand's host key, or made "
-                                "on another history (a peer's alarm names it)",
+    "table.bad_key": "a commitment whose X25519 key is low-order (stops the hand)",
     "table.not_due": "nothing of this kind is due from this seat now",
     "table.bad_chain": "prev_hash is not the hash of the seat's previous accepted message",
     "table.bad_message": "fields that disagree with each other (list lengths, values)",
     "table.bad_deck": "a pass with the wrong number of points, or the same point twice",
     "table.bad_input": "a pass built on a deck other than the current one",
-    "table.bad_proof": "a face-up card whose check K·P[card] == L[pos] fails (voids the hand)",
+    "table.bad_proof": "a face-up card whose check K·P[card] == L[pos] fails (stops the hand)",
     "table.unknown_position": "a position outside the deck, or not hidden in the sender's hand",
     "table.not_entitled": "a key released for an audience the public state does not name "
-                          "(voids the hand)",
+                          "(stops the hand)",
     "table.duplicate_key": "a key already released for that position",
     "table.bad_action": "an action the engine cannot read, or proofs that do not match "
                         "the cards it shows",
     "table.illegal_action": "the rules forbid the action (`rule` names the rule id)",
-    "table.bad_commitment": "the revealed seed does not match the seat's commitment",
-    "table.bad_transcript_hash": "the signed transcript hash differs from the host's",
     "table.match_over": "the match is over",
     "table.stopped": "the hand has stopped (void, timeout or abandon): only seeds are taken",
 }
@@ -202,7 +198,10 @@ ERROR_CODES: dict[str, str] = {
 VOIDING_CODES: frozenset[str] = frozenset({
     "table.bad_deck", "table.bad_proof", "table.not_entitled", "table.bad_key",
 })
-"""Refusals of a validly signed message that prove a deviation: the hand is void."""
+"""Refusals of a validly signed message that prove a deviation: the hand stops and the
+seat's side forfeits (TABLE-7) — a revealed seed that does not match its commitment is not
+refused but logged, and convicts the same way in the audit; a sign-off over another history
+is kept as a dispute, not refused."""
 
 
 def error(code: str, message: str, rule: str | None = None) -> dict[str, Any]:
