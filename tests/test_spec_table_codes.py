@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -120,20 +121,29 @@ def kit() -> Iterator[Kit]:
     k.stop()
 
 
-def seated(kit: Kit, node: Any) -> tuple[list[Client], list[Seat]]:
-    """Two raw clients take both seats; the match starts; each has its hand_start."""
+@contextmanager
+def two_seats(kit: Kit, tmp_path: Path, seed: int) -> Iterator[tuple[Any, Seat, Seat]]:
+    """A host; two raw clients take both seats; the match starts; each has its hand_start.
+    Everything is closed on the way out."""
+    node = kit.start_host(host_config(tmp_path, seed))
     address = kit.call(node.address)
-    clients, seats = [], []
-    for i in range(2):
-        c = Client(address)
-        clients.append(c)
-        c.handshake()
-        c.send("join_table", {"table": "t1", "seat": i})
-        c.expect("seated")
-        seats.append(Seat(c, i))
-    for s in seats:
-        s.start(s.c.expect("hand_start"))
-    return clients, seats
+    clients: list[Client] = []
+    try:
+        seats = []
+        for i in range(2):
+            c = Client(address)
+            clients.append(c)
+            c.handshake()
+            c.send("join_table", {"table": "t1", "seat": i})
+            c.expect("seated")
+            seats.append(Seat(c, i))
+        for s in seats:
+            s.start(s.c.expect("hand_start"))
+        yield node, seats[0], seats[1]
+    finally:
+        for c in clients:
+            c.close()
+        kit.stop_host(node)
 
 
 def provoke(by: Seat, code: str, msg: dict[str, Any], logged: bool | None = False,
@@ -160,10 +170,7 @@ def host_config(tmp_path: Path, seed: int) -> HostConfig:
 
 
 def test_table_codes_over_tcp(kit: Kit, tmp_path: Path) -> None:
-    node = kit.start_host(host_config(tmp_path, 1))
-    clients: list[Client] = []
-    try:
-        clients, (a, b) = seated(kit, node)
+    with two_seats(kit, tmp_path, 1) as (node, a, b):
         # not at its place in the seat's chain: only the sender hears of it
         provoke(a, "table.wrong_hand", commit(a, hand_id=bytes(16)))
         provoke(a, "table.wrong_seat", commit(a, seat=1))
@@ -202,22 +209,11 @@ def test_table_codes_over_tcp(kit: Kit, tmp_path: Path) -> None:
                                                  deck=deck[:-1]), logged=True)
         provoke(b, "table.stopped", b.statement("shuffle", input_hash=deck_hash(deck),
                                                 deck=deck), logged=None)
-    finally:
-        for c in clients:
-            c.close()
-        kit.stop_host(node)
 
 
 def test_a_low_order_key_is_table_bad_key_over_tcp(kit: Kit, tmp_path: Path) -> None:
-    node = kit.start_host(host_config(tmp_path, 3))
-    clients: list[Client] = []
-    try:
-        clients, (a, _) = seated(kit, node)
+    with two_seats(kit, tmp_path, 3) as (_, a, _):
         provoke(a, "table.bad_key", commit(a, x25519=LOW_ORDER_X25519), logged=True)
-    finally:
-        for c in clients:
-            c.close()
-        kit.stop_host(node)
 
 
 def test_a_table_message_before_the_match_is_table_no_hand(kit: Kit, tmp_path: Path) -> None:
