@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from test_table_host import (
     actions_in_log,
+    deal_to_first_move,
     forge,
     in_play,
     make_table,
@@ -132,12 +133,7 @@ def test_table_1_table_3_burraco_timeout_the_bot_plays_the_rest_of_the_turn() ->
     t = make_table("burraco", 4, seed=2, audit=False, bots=("greedy",),
                    rules=TableRules(turn_ms=90_000),
                    sleeps={s: (lambda n: n == 0) for s in range(4)})
-    t.step({"e": "deal"})
-    t.pump()
-    replica = t.host.replica
-    assert replica is not None
-    mover = replica.hand.to_move
-    assert mover is not None
+    replica, mover = deal_to_first_move(t)
     person = t.controllers[mover]
     late = person.pending                                    # type: ignore[attr-defined]
     assert late is not None
@@ -389,12 +385,7 @@ def test_table_2_a_timed_out_turn_counts_once_on_the_match_clock() -> None:
     rules = TableRules(turn_ms=60_000, match_ms=1_000_000)
     t = make_table("burraco", 4, seed=15, audit=False, bots=("greedy",), rules=rules,
                    sleeps={s: (lambda n: n == 0) for s in range(4)})
-    t.step({"e": "deal"})
-    t.pump()
-    replica = t.host.replica
-    assert replica is not None
-    mover = replica.hand.to_move
-    assert mover is not None
+    replica, mover = deal_to_first_move(t)
     expect_deadline(t, 60_000, mover, "turn")
     t.pump(until=lambda: replica.hand.to_move != mover)      # its bot ends the turn
     t.pump(until=lambda: t.host.turn_seat not in (None, mover))

@@ -137,6 +137,18 @@ def actions_in_log(t: InProcessTable) -> int:
     return sum(1 for e in t.host.log if e.get("type") == "action")
 
 
+def deal_to_first_move(t: InProcessTable) -> tuple[Any, int]:
+    """Deal and deliver until the table waits on its first mover: the host's replica and
+    that seat."""
+    t.step({"e": "deal"})
+    t.pump()
+    replica = t.host.replica
+    assert replica is not None
+    mover = replica.hand.to_move
+    assert mover is not None
+    return replica, mover
+
+
 def forge(t: InProcessTable, seat: int, mtype: str, **fields: Any) -> dict[str, Any]:
     """A statement signed with `seat`'s key at its next place, WITHOUT the seat's own check
     (an honest seat never signs what its judge refuses: this is a cheater's client)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_table_host import forge, make_table, send
+from test_table_host import deal_to_first_move, forge, make_table, send
 
 from p2p_burraco import wire
 from p2p_burraco.fairdeal import signing
@@ -113,12 +113,7 @@ def test_timeouts_refusals_resync_and_abandon_validate_on_the_wire() -> None:
     t = make_table("burraco", 4, seed=3, audit=False, rules=TableRules(turn_ms=60_000),
                    sleeps={s: (lambda n: n == 0) for s in range(4)})
     w = Wire(t)
-    t.step({"e": "deal"})
-    t.pump()
-    replica = t.host.replica
-    assert replica is not None
-    mover = replica.hand.to_move
-    assert mover is not None
+    _, mover = deal_to_first_move(t)
     other = (mover + 1) % 4
     out_of_turn = forge(t, other, "action", action={"kind": "draw"}, positions=[],
                         cards=[], keys=[])
