@@ -19,11 +19,33 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
+
+
+_SPAWNED: list[subprocess.Popen[str]] = []
+"""Every process a test started: none outlives its test, pass or fail."""
+
+
+@pytest.fixture(autouse=True)
+def _no_leftover_processes() -> Iterator[None]:
+    yield
+    while _SPAWNED:
+        proc = _SPAWNED.pop()
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait(10)
+
+
+def _popen(args: list[str], **kw: Any) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(args, **kw)
+    _SPAWNED.append(proc)
+    return proc
 
 
 def _cli(*args: str) -> list[str]:
@@ -50,7 +72,7 @@ class Host:
         self._spawn()
 
     def _spawn(self) -> subprocess.Popen[str]:
-        proc = subprocess.Popen(_cli("host", "--port", str(self.port), "--data-dir",
+        proc = _popen(_cli("host", "--port", str(self.port), "--data-dir",
                                      str(self.tmp / "host"), *self.args),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env=_env(self.tmp))
@@ -99,6 +121,7 @@ class Host:
     def kill9(self) -> None:
         self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
+        self.read()                              # what it printed before it died
 
     def restart(self) -> None:
         """The same command again (same port, same data directory)."""
@@ -118,7 +141,7 @@ class Host:
 
 
 def join(tmp: Path, port: int, *extra: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(_cli("join", f"127.0.0.1:{port}", *extra),
+    return _popen(_cli("join", f"127.0.0.1:{port}", *extra),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=_env(tmp))
 
@@ -149,18 +172,20 @@ def outcomes(d: Path) -> list[str]:
 
 
 def test_host_killed_mid_hand_resumes_and_the_bots_finish(tmp_path: Path) -> None:
-    host = Host(tmp_path, ["--game", "burraco", "--players", "4", "--hands", "2"])
+    host = Host(tmp_path, ["--game", "burraco", "--players", "4", "--hands", "3"])
     bots = [join(tmp_path, host.port, "--bot") for _ in range(4)]
     host.wait_for(r"hand 1 dealt")
     time.sleep(random.Random().uniform(0.0, 0.6))       # somewhere in the deal or the play
     host.kill9()
+    assert not any("match over" in line for line in host.lines), \
+        "the match ended before the kill: nothing to resume\n" + "\n".join(host.lines)
     host.restart()
     host.wait_for(r"resumed from its journal")
     assert host.finish() == 0, "\n".join(host.lines)
     for b in bots:
         out, err = b.communicate(timeout=60)
-        assert b.returncode == 0, out + err
-        assert "match over" in out
+        assert b.returncode == 0 and "match over" in out, \
+            out + err + "\n--- host ---\n" + "\n".join(host.lines)
     d = match_dir(tmp_path)
     kinds = outcomes(d)
     assert kinds and all(k == "scored" for k in kinds), kinds     # no hand was voided

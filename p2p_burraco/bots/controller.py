@@ -27,6 +27,8 @@ class BotController:
     it raises rather than loop forever."""
 
     MAX_REJECTIONS = 20
+    KEEP = 64
+    """The last this many refusals, events and verdicts are kept (a long match stays flat)."""
 
     def __init__(self, strategy: Strategy) -> None:
         self.strategy = strategy
@@ -44,6 +46,7 @@ class BotController:
 
     def rejected(self, state: HandState, seat: Seat, error: str) -> None:
         self.rejections.append(error)
+        del self.rejections[:-self.KEEP]
         self._refused_this_hand += 1
         log.warning("seat %d (%s): action refused: %s", seat, self.strategy.name, error)
         if self._refused_this_hand > self.MAX_REJECTIONS:
@@ -53,9 +56,11 @@ class BotController:
     def notify(self, event: dict[str, Any]) -> None:
         if event.get("type") in ("error", "void"):
             self.events.append(event)
+            del self.events[:-self.KEEP]
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
         self.verdicts.append(verdict)
+        del self.verdicts[:-self.KEEP]
 
     def match_ended(self, standings: dict[str, Any]) -> None:
         self.final = standings

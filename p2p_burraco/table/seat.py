@@ -47,7 +47,7 @@ from ..fairdeal.group import BadPoint
 from ..fairdeal.local import NO_RESULT, PROTOCOL_ID, hand_id_for
 from ..fairdeal.seat import SeatDealer
 from ..fairdeal.transcript import Transcript
-from ..games.base import Action, ActionSyntaxError, HandResult, HandState, RuleViolation
+from ..games.base import Action, ActionSyntaxError, HandState, RuleViolation
 from . import messages as M
 from .audit import HandAudit, audit_hand
 from .matchstate import MatchState, MatchStateError
@@ -93,7 +93,6 @@ class SeatClient:
         self._dealer: SeatDealer | None = None
         self.match: MatchState | None = None
         self.match_id: bytes | None = None
-        self.results: list[tuple[HandResult, str]] = []
         self.standings: dict[str, Any] | None = None
         self.match_over = False
         self.halted: str | None = None
@@ -551,7 +550,6 @@ class SeatClient:
         self.store.save_match_record(self.match_id, record)
         self.standings = self.match.standings()
         verdict = "fair" if report.verdict.fair else str(report.verdict)
-        self.results.append((outcome.result, verdict))
         self.controller.notify({"type": "standings", **self.standings})
         if outcome.kind != "scored":
             self._notify("log", f"hand {int(hs['hand_no']) + 1}: {outcome.describe()}")
