@@ -113,3 +113,32 @@ def test_no_reply_leaves_the_host_before_its_event_is_on_disk(
     host, peers = start_table(net, cfg, bots("briscola", 2, seed=4))
     assert all(p.done.called for p in peers)
     assert journals and writes[0] > 50 and host.syncs > 0
+
+
+def test_keep_plays_match_after_match_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    """`host --keep` (issue 11): a new table opens when a match ends, the host's own bots
+    take its seats; finished tables are reaped, finished bots forgotten and their
+    directories removed — what grows is only the records of the matches."""
+    net = Loopback()
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", players=2, hands=1, seed=9,
+                     keep=True, bots=2, exit_when_done=False)
+    host, _ = start_table(net, cfg, [], bot_controller=lambda: bots("briscola", 1)[0])
+    over = host.table_over
+
+    def table_over(room: Any) -> None:           # the 5th match is the last one opened
+        if len(host.finished) >= 4:
+            host.config.keep = False
+        over(room)
+    host.table_over = table_over                 # type: ignore[method-assign]
+    for _ in range(2):
+        host.add_bot("t1", None)
+    net.pump()
+    net.advance(2.0)                                       # reaping runs a second later
+    matches = tmp_path / "matches"
+    assert len(list(matches.glob("*/result.json"))) == 5
+    assert not host.lobby.tables and not host.bot_peers and not host.own_bots
+    left = sorted(d.name for d in host.bots_dir.iterdir()) if host.bots_dir.is_dir() else []
+    assert left == [], left
+    for d in matches.iterdir():
+        if (d / "result.json").exists():
+            assert cli_main(["verify", "--quiet", str(d)]) == 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -508,7 +509,7 @@ class HostNode(ServerFactory):
             return None
         if name is None:
             name = self._new_bot_name()
-        home = self.data_dir / "host" / "bots" / name
+        home = self.bots_dir / name
         key = load_or_create_identity(home)
         self.own_bots.add(ident.public_bytes(key))
         self.bot_names[ident.public_bytes(key)] = name
@@ -534,9 +535,16 @@ class HostNode(ServerFactory):
         for table_id, seat, name in pending:
             self.add_bot(table_id, seat, name)
 
+    @property
+    def bots_dir(self) -> Path:
+        """Where the host's own bots keep their identities and seeds while they play."""
+        return self.data_dir / "host" / "bots"
+
     def _new_bot_name(self) -> str:
-        """A bot name never used under this data directory (its identity is new)."""
-        bots = self.data_dir / "host" / "bots"
+        """A bot name no bot directory under this data directory has (its identity is new:
+        a finished bot's directory is removed, so a name may come back after a restart,
+        never its key)."""
+        bots = self.bots_dir
         if self._bot_count == 0 and bots.is_dir():
             for d in bots.iterdir():
                 tail = d.name.rpartition("-")[2]
@@ -546,8 +554,11 @@ class HostNode(ServerFactory):
         return f"bot-{self._bot_count}"
 
     def _bot_done(self, peer: Any, result: Any) -> Any:
-        """A host bot's match is over (or it stopped): forget it (memory stays flat over
-        any number of matches)."""
+        """A host bot's match is over (or it stopped): forget it, so memory stays flat over
+        any number of matches. One whose match ended is also removed from disk — its key,
+        seeds and copies of the hands: the host's own records are the match's, and a
+        `--keep` host would otherwise keep a directory per bot per match. One that stopped
+        otherwise keeps its directory (what it saw, to look at)."""
         if peer in self.bot_peers:
             self.bot_peers.remove(peer)
         self.own_bots.discard(peer.public_key)
@@ -557,6 +568,9 @@ class HostNode(ServerFactory):
         if isinstance(result, _F):
             log.warning("host bot %s stopped: %s", peer.config.name, result.getErrorMessage())
             return None
+        home = peer.config.data_dir
+        if peer.finished and home is not None and Path(home).parent == self.bots_dir:
+            shutil.rmtree(home, ignore_errors=True)
         return result
 
     def restart_bot(self, room: TableRoom, seat: int) -> None:
