@@ -1,6 +1,17 @@
-"""Shared test settings: hypothesis profiles sized for a 2-core CI machine."""
+"""Shared test settings: hypothesis profiles sized for a 2-core CI machine; bytecode caches
+written (see below)."""
+
+import os
+import sys
 
 from hypothesis import HealthCheck, settings
+
+# The suite starts dozens of Python processes (host, join, play, bench clients, the xdist
+# workers). Where the environment sets PYTHONDONTWRITEBYTECODE, each of them would compile
+# the whole package from source again; let the first one write its bytecode cache
+# (`__pycache__/`, ignored by git) and the others read it.
+sys.dont_write_bytecode = False
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
