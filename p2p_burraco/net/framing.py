@@ -434,14 +434,9 @@ class FrameProtocol(Protocol):
     """Set by a host: while the group holds, what this connection writes waits with it."""
     _drop_when_released = False
 
-    def hold(self) -> None:
-        """Keep every frame written from now on until `release` (the host holds its replies
-        until the events that caused them are on disk: one fsync for a whole reactor turn)."""
-        if self._held is None:
-            self._held = []
-
     def release(self) -> None:
-        """Write what `hold` kept, in order (and close, if a fatal error asked to)."""
+        """Write what was held while the connection's `hold_group` held, in order (and
+        close, if a fatal error asked to meanwhile)."""
         held, self._held = self._held, None
         if held and self.transport is not None:
             self.transport.writeSequence(held)
