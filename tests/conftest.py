@@ -17,3 +17,10 @@ settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.load_profile("ci")
+
+
+def pytest_xdist_auto_num_workers(config: object) -> int:
+    """`-n auto`: one worker more than the machine has CPUs. Many tests spend their time
+    waiting on other processes (host, join, play) or on sockets; the extra worker runs
+    meanwhile (on 2 cores: about 58 s instead of 63 s for the whole suite here)."""
+    return (os.cpu_count() or 1) + 1
