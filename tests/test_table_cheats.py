@@ -164,30 +164,13 @@ class HostileTable(InProcessTable):
         r.apply(msg)
         self._logged()
 
-    def pump(self, limit: int = 20_000, until: Callable[[], bool] | None = None) -> None:
-        n = 0
-        while self.to_seats or self.to_host:
-            if until is not None and until():
-                return
-            n += 1
-            if n > limit:
-                raise RuntimeError("the table did not settle")
-            if self.to_host:
-                seat, msg = self.to_host.popleft()
-                if seat in self.disconnected or (self.grab is not None and self.grab(seat, msg)):
-                    continue
-                self.step({"e": "msg", "seat": seat, "msg": msg})
-                continue
-            to, msg = self.to_seats.popleft()
-            for s in range(len(self.seats)) if to is None else (to,):
-                if s in self.disconnected:
-                    continue
-                for frame in [msg] if self.tamper is None else self.tamper(s, msg):
-                    self.deliver(s, frame)
+    def lost_on_the_way(self, seat: int, msg: Mapping[str, Any]) -> bool:
+        return super().lost_on_the_way(seat, msg) or \
+            (self.grab is not None and self.grab(seat, msg))
 
     def deliver(self, s: int, frame: Mapping[str, Any]) -> None:
-        for reply in self.seats[s].receive(frame):
-            self.to_host.append((s, reply))
+        for f in [frame] if self.tamper is None else self.tamper(s, frame):
+            super().deliver(s, f)
 
     def settle(self, rounds: int = 8) -> None:
         """Pump, then let the host's clocks run (timeouts) until the hand closes."""

@@ -18,7 +18,7 @@ import hashlib
 import os
 import random
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -129,7 +129,7 @@ class InProcessTable:
                 raise RuntimeError(f"the table did not settle within {limit} messages")
             if self.to_host:
                 seat, msg = self.to_host.popleft()
-                if seat in self.disconnected:
+                if self.lost_on_the_way(seat, msg):
                     continue
                 self.step({"e": "msg", "seat": seat, "msg": msg})
                 continue
@@ -138,9 +138,17 @@ class InProcessTable:
             for s in targets:
                 if s in self.disconnected:
                     continue
-                for reply in self.seats[s].receive(msg):
-                    self.to_host.append((s, reply))
+                self.deliver(s, msg)
         self.delivered += n
+
+    def lost_on_the_way(self, seat: int, msg: Mapping[str, Any]) -> bool:
+        """A seat's message the host never gets (the seat's connection is down)."""
+        return seat in self.disconnected
+
+    def deliver(self, s: int, msg: Mapping[str, Any]) -> None:
+        """One message from the host reaches seat `s`; its replies head for the host."""
+        for reply in self.seats[s].receive(msg):
+            self.to_host.append((s, reply))
 
     def play_hand(self) -> HandRecord:
         """Deal and play one hand to its close."""
