@@ -141,7 +141,7 @@ def parse_position(text: str) -> BurracoHand:
                 st.owner[p] = MELD
             wild = None if arr.wild is None else placed[arr.order.index(arr.wild)]
             st.melds[st.next_meld] = MeldState(st.next_meld, team, arr.kind, placed, arr.start,
-                                               arr.suit, wild, team, one_move=False)
+                                               arr.suit, wild, team, moves=[tuple(placed)])
             st.next_meld += 1
     st.pile = []
     for c in pile:
@@ -189,5 +189,5 @@ def parse_position(text: str) -> BurracoHand:
     if single:
         # the card taken from a one-card pile is the last card of the hand as written
         st.took_single = st.hands[seat][-1] if rules.single_card_pile else None
-        st.took_single_pile = True
+        st.took_discard_only = True
     return st
