@@ -87,7 +87,8 @@ ROYALS = [
     ("BURACO-14", A_TO_K, [f"meld {A_TO_K}"], [500]),
     ("BURACO-14", A_TO_K, ["meld Ah 2h 3h 4h 5h 6h 7h", "attach 0 8h 9h 10h Jh Qh Kh"], [200]),
     ("BURACO-14", A_TO_K, ["meld Ah 2h 3h 4h 5h 6h 7h"] + [f"attach 0 {c}" for c in
-                                                           "8h 9h 10h Jh Qh Kh".split()], [200]),
+                                                           ("8h", "9h", "10h", "Jh", "Qh", "Kh")],
+     [200]),
     ("BURACO-14 BURACO-18", A_TO_K, [f"meld {CLEAN_RUN} Ah"], [500]),
     ("BURACO-14", f"{A_TO_K} Ah", [f"meld {A_TO_K} Ah"], [1000]),
     ("BURACO-14 BURACO-18", f"{A_TO_K} Ah", [f"meld {A_TO_K}", "attach 0 Ah"], [200]),

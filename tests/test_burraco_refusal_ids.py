@@ -23,7 +23,7 @@ ID = r"(?:FIBUR|PAGAT|BURACO|CLASSIC|MODIF|TABLE)-\d+"
 def digest_ids(variant: str) -> set[str]:
     """Ids a preset's digest (seeds/<preset>.md) defines or lists as shared."""
     text = (SEEDS / f"{variant}.md").read_text(encoding="utf-8")
-    ids = set(re.findall(rf"^\s*-\s+\*\*({ID})\*\*", text, re.M))
+    ids = set(re.findall(rf"^\s*-\s+\*\*({ID})\*\*", text, re.MULTILINE))
     shared = text.partition("## Shared rules")[2].split("\n## ")[0]
     return ids | set(re.findall(ID, shared))
 
@@ -36,6 +36,7 @@ TOP = ("classic", "modificato")
 STRICT_CLOSE = ("fibur", "pagat")
 STICKY = ("buraco", "classic", "modificato")
 BURR = "side0 3d 4d 5d 6d 7d 8d 9d"
+A_TO_A = "Ah 2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh Ah"
 
 Step = str | Callable[[BurracoHand], Action]
 
@@ -98,8 +99,9 @@ WALK: list[tuple[str, str, int, Step, tuple[str, ...]]] = [
      STRICT_CLOSE),
     ("close without a burraco", "{v} 4 | turn 0 play | hand 5c | side0 3d 4d 5d | pozzetto 0",
      0, "discard 5c", ALL),
-    ("close without a clean canasta", "{v} 4 | turn 0 play | hand 5c | side0 3d 4d 5d JK 7d 8d 9d"
-     " | pozzetto 0", 0, "discard 5c", ("buraco",)),
+    ("close without a clean canasta",
+     "{v} 4 | turn 0 play | hand 5c | side0 3d 4d 5d JK 7d 8d 9d | pozzetto 0", 0, "discard 5c",
+     ("buraco",)),
     ("close with a wild", f"{{v}} 4 | turn 0 play | hand JK | {BURR} | pozzetto 0", 0,
      "discard JK", STRICT_CLOSE),
     ("close without a discard", f"{{v}} 4 | turn 0 play | hand 10d | {BURR} | pozzetto 0", 0,
@@ -130,8 +132,8 @@ WALK: list[tuple[str, str, int, Step, tuple[str, ...]]] = [
      "attach 0 JK", ALL),
     ("a wild moved without its card", "{v} 4 | turn 0 play | hand 5s 4c | side0 7s 8s JK", 0,
      "attach 0 5s", STICKY),
-    ("a run too long", "{v} 4 | turn 0 play | hand JK 4c | side0 Ah 2h 3h 4h 5h 6h 7h 8h 9h 10h "
-     "Jh Qh Kh Ah", 0, "attach 0 JK", ("buraco",)),
+    ("a run too long", f"{{v}} 4 | turn 0 play | hand JK 4c | side0 {A_TO_A}", 0, "attach 0 JK",
+     ("buraco",)),
     ("a set too long", "{v} 6 | turn 0 play | hand Ks Kd Kc Kh Ks Kd Kc Kh Ks 4c", 0,
      "meld Ks Kd Kc Kh Ks Kd Kc Kh Ks", ("fibur",)),
     ("ace after an ace", "{v} 4 | turn 0 play | hand Ah 4c | side0 Jh Qh Kh Ah", 0, "attach 0 Ah",

@@ -8,7 +8,8 @@ Sections, separated by ``|``, after the header ``<variant> <seats>``:
 - ``turn <seat> <draw|play>`` — who moves and in which phase (default ``turn 0 draw``);
 - ``hand <cards>`` — the hand of the seat to move (the other hands get arbitrary cards);
 - ``side<T> <meld> ; <meld> …`` — melds of the side whose lowest seat is T, each in placed
-  order (a wild typed last stands at the high end where the rules allow it);
+  order (a wild typed last stands at the high end where the rules allow it), each as laid in
+  one move (BURACO-14);
 - ``pile <cards>`` — the discard pile, bottom first;
 - ``pozzetto <T> …`` — sides that have already taken (and picked up) their pozzetto;
 - ``hand<k> <cards>`` — the hand of another seat k;

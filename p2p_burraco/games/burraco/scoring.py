@@ -50,11 +50,12 @@ def meld_bonus(rules: RuleSet, faces: list[Card], arr: Arrangement, moves: int,
     royal = royal_kind(faces, arr, True) if rules.canasta_500 or rules.canasta_1000 else 0
     if royal and one_move:
         if royal == 14 and rules.canasta_1000:
-            return (f"{name} reale A–A in una mossa (clean, ace to ace, laid in one move) "
-                    f"{what}", rules.canasta_1000)
+            label = f"{name} reale A–A in una mossa (clean, ace to ace, laid in one move) {what}"
+            return label, rules.canasta_1000
         if royal == 13 and rules.canasta_500:
-            return (f"{name} pulit{a} A–K in una mossa (clean, every rank, laid in one move) "
-                    f"{what}", rules.canasta_500)
+            label = (f"{name} pulit{a} A–K in una mossa (clean, every rank, laid in one move) "
+                     f"{what}")
+            return label, rules.canasta_500
     if cls == "pulito":
         why = f"clean, {n} cards, no wild"
         if royal:
@@ -62,8 +63,9 @@ def meld_bonus(rules: RuleSet, faces: list[Card], arr: Arrangement, moves: int,
             why += f"; built in {moves} moves, and the {paid} is for one move only"
         return (f"{name} pulit{a} ({why}) {what}", rules.clean_bonus)
     if cls == "semipuro":
-        return (f"{name} semipuro (semi-clean, {n} cards, 7 or more natural in a row beside "
-                f"the wild) {what}", rules.semipuro_bonus or 0)
+        label = (f"{name} semipuro (semi-clean, {n} cards, 7 or more natural in a row beside "
+                 f"the wild) {what}")
+        return label, rules.semipuro_bonus or 0
     return (f"{name} sporc{a} (dirty, {n} cards with a wild) {what}", rules.dirty_bonus)
 
 
