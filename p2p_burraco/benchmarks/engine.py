@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable, Iterator
 
 HELP = "Burraco engine speed: whole hands per second (greedy bots, no crypto)"
 
@@ -35,22 +36,52 @@ def run(args: argparse.Namespace) -> int:
     strategies = make_strategies(cfg, rng)
     actions = 0
     hands = 0
-    start = time.perf_counter()
-    match = spec.new_match(rules, args.players, first_dealer=0, target=10**9)
-    for _ in range(args.hands):
-        state = match.new_hand()
-        deal_known(state, rng)
+    timer = _LegalTimer()
+    state_type = type(spec.new_match(rules, args.players, first_dealer=0, target=10**9).new_hand())
+    original = state_type.legal_actions
+    state_type.legal_actions = timer.wrap(original)  # type: ignore[method-assign]
+    try:
+        start = time.perf_counter()
+        match = spec.new_match(rules, args.players, first_dealer=0, target=10**9)
+        for _ in range(args.hands):
+            state = match.new_hand()
+            deal_known(state, rng)
 
-        def count(_s: object, _seat: int, _a: object) -> None:
-            nonlocal actions
-            actions += 1
+            def count(_s: object, _seat: int, _a: object) -> None:
+                nonlocal actions
+                actions += 1
 
-        result = play_hand(state, strategies, check=args.check, on_action=count)
-        match.record(result)
-        hands += 1
-    elapsed = time.perf_counter() - start
+            result = play_hand(state, strategies, check=args.check, on_action=count)
+            match.record(result)
+            hands += 1
+        elapsed = time.perf_counter() - start
+    finally:
+        state_type.legal_actions = original  # type: ignore[method-assign]
     print(f"burraco {args.variant}, {args.players} seats, bots {args.bots}"
           f"{', conservation checked' if args.check else ''}: {hands} hands in {elapsed:.2f} s")
     print(f"  {hands / elapsed:.1f} hands/s, {actions / elapsed:.0f} actions/s, "
           f"{actions / max(hands, 1):.0f} actions per hand")
+    print(f"  legal_actions: {timer.calls} calls, mean {timer.mean_us():.1f} µs "
+          f"(every action listed; {100 * timer.total / elapsed:.0f} % of the time)")
     return 0
+
+
+class _LegalTimer:
+    """Times every `legal_actions` call to the end of its list: the generator is lazy, so
+    its cost is paid while the bot reads it, and the bench lists it in full to count it."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.total = 0.0
+
+    def wrap(self, fn: Callable[..., Iterator[object]]) -> Callable[..., Iterator[object]]:
+        def timed(state: object, seat: int) -> Iterator[object]:
+            t0 = time.perf_counter()
+            out = list(fn(state, seat))
+            self.total += time.perf_counter() - t0
+            self.calls += 1
+            return iter(out)
+        return timed
+
+    def mean_us(self) -> float:
+        return 1e6 * self.total / max(self.calls, 1)

@@ -4,163 +4,253 @@ Enumerating every meld of a hand is exponential (copies of the same card, every 
 wild), so these generators work on *faces* (one position per distinct card face and use) and
 yield candidates lazily, longest first; the hand state validates each one with the same code
 `apply` uses before offering it. Candidates are tuples of deck positions in typed order.
+
+Incremental by construction: the runs of one suit depend only on that suit's cards and the wild
+cards in hand, the sets of one rank only on that rank's cards and the wilds. Those lists are
+computed once per distinct content (as (face code, copy) pairs, see memo.py) and only mapped
+back to this hand's positions afterwards, so a draw or a discard recomputes at most one suit.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from itertools import product
+from typing import cast
 
 from ..base import Pos
-from ..cards import FRENCH_SUITS, JOKER, Card, Suit
-from .melds import Arrangement, is_wild
+from ..cards import Card, Suit
+from .melds import Arrangement, MeldError
+from .memo import CODE_CARD, WILD_CODES, attach, code, new_meld, suit_index, table
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
+Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed order
 
 
-def by_face(hand: HandCards) -> dict[Card, list[Pos]]:
-    """Positions of the hand grouped by face (copies of one card are interchangeable)."""
-    out: dict[Card, list[Pos]] = {}
-    for pos, card in hand:
-        out.setdefault(card, []).append(pos)
+class HandIndex:
+    """A hand as positions per face code (first-seen order), counts per code, and the faces
+    of each suit and of each rank (code, count) in first-seen order: everything the
+    generators key their memo tables on, computed once per position."""
+
+    __slots__ = ("by_code", "counts", "code_at", "wcounts", "suit_items", "rank_items",
+                 "run_counts")
+
+    def __init__(self, hand: Sequence[tuple[Pos, int]]) -> None:
+        """`hand`: (position, face code) pairs in hand order."""
+        by_code: dict[int, list[Pos]] = {}
+        for pos, c in hand:
+            ps = by_code.get(c)
+            if ps is None:
+                by_code[c] = [pos]
+            else:
+                ps.append(pos)
+        self.by_code = by_code
+        self.code_at = dict(hand)
+        counts = [0] * 56
+        suit_items: list[list[tuple[int, int]]] = [[], [], [], []]
+        rank_items: dict[int, list[tuple[int, int]]] = {}
+        for c, ps in by_code.items():
+            n = counts[c] = len(ps)
+            if c > 3:
+                suit_items[c & 3].append((c, 1 if n == 1 else 2))
+                r = c >> 2
+                if r != 2:
+                    got = rank_items.get(r)
+                    if got is None:
+                        rank_items[r] = [(c, n)]
+                    else:
+                        got.append((c, n))
+        self.counts = counts
+        # Copies beyond what one run or one attachment can use change no candidate: keys are
+        # built from counts capped there (an ace or a 2 twice, anything else once), so more
+        # positions share one memo entry.
+        capped = [0] * 56
+        for c, ps in by_code.items():
+            capped[c] = 1 if len(ps) == 1 or not 4 <= c < 12 else 2
+        self.run_counts = capped
+        self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
+        # in code order, not the hand's: the same cards make the same key whatever their order
+        self.suit_items = [tuple(sorted(x)) for x in suit_items]
+        self.rank_items = {r: tuple(sorted(x)) for r, x in rank_items.items()}
+
+    @classmethod
+    def of_cards(cls, hand: HandCards) -> HandIndex:
+        return cls([(p, code(card)) for p, card in hand])
+
+    def positions(self, spec: Spec) -> tuple[Pos, ...]:
+        by_code = self.by_code
+        return tuple([by_code[c][k] for c, k in spec])
+
+
+def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace_to_ace: bool,
+               run_max: int) -> list[Spec]:
+    """Runs of one suit, longest first, from the counts of its ranks (1..13) and of the wild
+    cards (WILD_CODES order): every window of slots with at most one gap or end filled by a
+    wild, with a free wild typed first and last (both placements offered)."""
+    slots: dict[int, int] = {}
+    for r in range(1, 14):
+        if counts[r - 1]:
+            c = r * 4 + suit
+            if r == 1:
+                slots[1] = c
+                slots[14] = c
+            else:
+                slots[r] = c
+    if sum(1 for s in slots if s != 14) < 2:
+        return []
+    have = {c: n for c, n in zip(WILD_CODES, wcounts) if n}
+    for r in range(1, 14):
+        if counts[r - 1]:
+            have[r * 4 + suit] = counts[r - 1]
+    wilds = [w for w in WILD_CODES if w in have]
+    found: list[tuple[int, Spec]] = []
+    present = sorted(slots)
+    for ia, a in enumerate(present):
+        for b in present[ia + 1:]:
+            if b - a + 1 > 14:
+                continue
+            missing = [s for s in range(a, b + 1) if s not in slots]
+            if len(missing) > 1:
+                break
+            nat_slots = [s for s in range(a, b + 1) if s in slots]
+            if 1 in nat_slots and 14 in nat_slots and not ace_to_ace:
+                continue
+            if len(nat_slots) > run_max:
+                continue
+            used: dict[int, int] = {}
+            picked: list[tuple[int, int]] = []
+            ok = True
+            for s in nat_slots:
+                c = slots[s]
+                k = used.get(c, 0)
+                if k >= have[c]:
+                    ok = False
+                    break
+                used[c] = k + 1
+                picked.append((c, k))
+            if not ok:
+                continue
+            if not missing and len(picked) >= 3:
+                found.append((len(picked), tuple(picked)))
+            for w in wilds:
+                k = used.get(w, 0)
+                if k >= have[w]:
+                    continue
+                wp = (w, k)
+                if missing:
+                    order = list(picked)
+                    order.insert(missing[0] - a, wp)
+                    found.append((len(order), tuple(order)))
+                else:
+                    found.append((len(picked) + 1, (wp, *picked)))
+                    found.append((len(picked) + 1, (*picked, wp)))
+    found.sort(key=lambda t: -t[0])
+    return [spec for _, spec in found]
+
+
+def _rank_sets(present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
+               set_max: int) -> list[Spec]:
+    """Sets of one rank from its faces present (code, count) in first-seen order: every
+    choice of copies (≥3, or ≥2 with one wild), biggest first."""
+    ranges = [range(n + 1) for _, n in present]
+    combos: list[Spec] = []
+    for counts in product(*ranges):
+        n = sum(counts)
+        if n < 2 or n > set_max:
+            continue
+        combos.append(tuple((c, k) for (c, _), m in zip(present, counts) for k in range(m)))
+    combos.sort(key=lambda t: -len(t))
+    out: list[Spec] = []
+    for spec in combos:
+        if len(spec) >= 3:
+            out.append(spec)
+        for w in wilds:
+            out.append(spec + ((w, 0),))
     return out
 
 
-_WILDS: tuple[Card, ...] = (JOKER, *(Card(2, s) for s in FRENCH_SUITS))
-_BY_SUIT: dict[Suit, tuple[tuple[int, Card], ...]] = {
-    s: tuple((r, Card(r, s)) for r in range(1, 14)) for s in FRENCH_SUITS}
-
-
-def _wild_faces(faces: dict[Card, list[Pos]]) -> list[Card]:
-    return [w for w in _WILDS if w in faces]
-
-
-def run_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
+def run_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
     """Runs of ≥3 cards: every window of slots with at most one gap or end filled by a wild.
 
     With a free-wild choice ("either") both placements are offered (wild typed first/last).
     """
-    faces = by_face(hand)
-    wilds = _wild_faces(faces)
-    for suit in FRENCH_SUITS:
-        slots: dict[int, Card] = {}
-        for r, c in _BY_SUIT[suit]:
-            if c in faces:
-                if r == 1:
-                    slots[1] = c
-                    slots[14] = c
-                else:
-                    slots[r] = c
-        natural_count = sum(1 for s in slots if s != 14)
-        if natural_count < 2:
-            continue
-        found: list[tuple[int, tuple[Pos, ...]]] = []
-        present = sorted(slots)
-        for ia, a in enumerate(present):
-            for b in present[ia + 1:]:
-                if b - a + 1 > 14:
-                    continue
-                missing = [s for s in range(a, b + 1) if s not in slots]
-                if len(missing) > 1:
-                    break
-                nat_slots = [s for s in range(a, b + 1) if s in slots]
-                if 1 in nat_slots and 14 in nat_slots and not rules.ace_to_ace:
-                    continue
-                if len(nat_slots) > rules.run_max_naturals:
-                    continue
-                used: dict[Card, int] = {}
-                picked: list[Pos] = []
-                ok = True
-                for s in nat_slots:
-                    c = slots[s]
-                    k = used.get(c, 0)
-                    if k >= len(faces[c]):
-                        ok = False
-                        break
-                    used[c] = k + 1
-                    picked.append(faces[c][k])
-                if not ok:
-                    continue
-                if not missing and len(picked) >= 3:
-                    found.append((len(picked), tuple(picked)))
-                for w in wilds:
-                    k = used.get(w, 0)
-                    if k >= len(faces[w]):
-                        continue
-                    wp = faces[w][k]
-                    if missing:
-                        order = list(picked)
-                        order.insert(missing[0] - a, wp)
-                        found.append((len(order), tuple(order)))
-                    else:
-                        found.append((len(picked) + 1, (wp, *picked)))
-                        found.append((len(picked) + 1, (*picked, wp)))
-        found.sort(key=lambda t: -t[0])
-        for _, cand in found:
-            yield cand
+    idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
+    memo = table(rules)
+    counts = idx.counts
+    wcounts = idx.wcounts
+    for suit in range(4):
+        ranks = tuple(idx.run_counts[4 + suit::4])
+        key = ("runs", suit, ranks, wcounts)
+        specs = memo.get(key)
+        if specs is None:
+            specs = _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals)
+            memo[key] = specs
+        for spec in specs:  # type: ignore[attr-defined]
+            yield idx.positions(spec)
 
 
-def set_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
+def set_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
     """Sets: every choice of copies of one rank (≥3, or ≥2 with one wild), biggest first."""
     if not rules.sets_allowed:
         return
-    faces = by_face(hand)
-    wilds = _wild_faces(faces)
+    idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
+    memo = table(rules)
+    wilds = tuple(w for w in WILD_CODES if idx.counts[w])
+    per_rank: dict[int, list[tuple[int, int]]] = {}
+    for c, ps in idx.by_code.items():
+        r = c >> 2
+        if r > 2 or r == 1:
+            per_rank.setdefault(r, []).append((c, len(ps)))
     for rank in (1, *range(3, 14)):
-        present = [(c, ps) for c, ps in faces.items() if c.rank == rank and not is_wild(c)]
-        total = sum(len(ps) for _, ps in present)
-        if total < 2:
+        got = per_rank.get(rank)
+        if got is None or sum(n for _, n in got) < 2:
             continue
-        ranges = [range(len(ps) + 1) for _, ps in present]
-        combos = []
-        for counts in product(*ranges):
-            n = sum(counts)
-            if n < 2 or n > rules.set_max_naturals:
-                continue
-            cards = tuple(p for (c, ps), k in zip(present, counts) for p in ps[:k])
-            combos.append(cards)
-        combos.sort(key=lambda t: -len(t))
-        for cards in combos:
-            if len(cards) >= 3:
-                yield cards
-            for w in wilds:
-                yield cards + (faces[w][0],)
+        present = tuple(got)
+        key = ("sets", present, wilds)
+        specs = memo.get(key)
+        if specs is None:
+            specs = _rank_sets(present, wilds, rules.set_max_naturals)
+            memo[key] = specs
+        for spec in specs:  # type: ignore[attr-defined]
+            yield idx.positions(spec)
 
 
-def meld_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
-    yield from run_candidates(hand, rules)
-    yield from set_candidates(hand, rules)
+def meld_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tuple[Pos, ...]]:
+    idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
+    yield from run_candidates(idx, rules)
+    yield from set_candidates(idx, rules)
 
 
-def attach_candidates(hand: HandCards, meld_cards: Sequence[Card], arr: Arrangement,
+def attach_candidates(hand: HandCards | HandIndex, meld_cards: Sequence[Card], arr: Arrangement,
                       rules: RuleSet) -> Iterator[tuple[tuple[Pos, ...], str | None]]:
     """Cards that might extend one meld: single cards near its ends or in its wild's slot, a
     wild (both ends where that is a choice), and a natural two slots away with a wild between.
     An ace comes with each word (`low`, `high`) where the rules would not offer one anyway.
     Pre-filtered by face only; the state validates each one and keeps distinct results."""
-    faces = by_face(hand)
-    wilds = _wild_faces(faces)
+    idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
+    faces = idx.by_code
+    wilds = [w for w in WILD_CODES if w in faces]
     has_wild = arr.wild is not None
     either = rules.free_wild_end == "either" or (
         not rules.wild_moves_freely and rules.replaced_wild_end == "either")
     ends: tuple[str | None, ...] = ("low", "high") if either else (None,)
     if arr.kind == "set":
         for c, ps in faces.items():
-            if not is_wild(c) and c.rank == arr.start:
+            if c > 3 and not 8 <= c <= 11 and c >> 2 == arr.start:
                 yield (ps[0],), None
         if not has_wild:
             for w in wilds:
                 yield (faces[w][0],), None
         return
-    suit = arr.suit
-    assert suit is not None
+    assert arr.suit is not None
+    suit = suit_index(arr.suit)
     lo, hi = arr.start, arr.end
-    near: list[tuple[int, Card]] = []
+    near: list[tuple[int, int]] = []
     for c in faces:
-        if c.suit is not suit:  # jokers have no suit; a 2 of the suit may stand natural
+        if c < 4 or c & 3 != suit:  # jokers have no suit; a 2 of the suit may stand natural
             continue
-        slots = (1, 14) if c.rank == 1 else (c.rank,)
+        r = c >> 2
+        slots = (1, 14) if r == 1 else (r,)
         for s in slots:
             if lo - 2 <= s <= hi + 2:
                 near.append((s, c))
@@ -168,7 +258,7 @@ def attach_candidates(hand: HandCards, meld_cards: Sequence[Card], arr: Arrangem
     ace_ends = ends if ends != (None,) else (None, "low", "high")
     for s, c in near:
         if s in (lo - 1, hi + 1) or (lo <= s <= hi) or (has_wild and s in (lo - 2, hi + 2)):
-            for e in (ace_ends if c.rank == 1 else ends):
+            for e in (ace_ends if c >> 2 == 1 else ends):
                 yield (faces[c][0],), e
     if not has_wild:
         for w in wilds:
@@ -181,3 +271,101 @@ def attach_candidates(hand: HandCards, meld_cards: Sequence[Card], arr: Arrangem
                         continue
                     wp = faces[w][1] if w == c else faces[w][0]
                     yield (faces[c][0], wp), None
+
+
+# ----------------------------------------------------------------------------------------
+# candidates already checked against the meld rules (melds.py), memoized like the above
+
+MeldOption = tuple[Spec, Arrangement, tuple[int, ...]]
+"""A new meld the meld rules accept: its cards in placed order, their arrangement, and the
+codes of its faces in that order (two options with equal codes are the same play)."""
+
+AttachOption = tuple[Spec, "str | None", Arrangement, tuple[int, ...]]
+"""Cards a meld accepts: the cards, the player's word, the meld's new arrangement (indexes into
+old + new cards) and the codes of the meld's faces afterwards."""
+
+
+def _faces(spec: Spec) -> list[Card]:
+    return [cast(Card, CODE_CARD[c]) for c, _ in spec]
+
+
+def _checked(specs: list[Spec], rules: RuleSet) -> list[tuple[Spec, MeldOption]]:
+    """Each typed candidate with the option it makes (its cards placed), if the meld rules
+    accept both the typed and the placed order."""
+    out: list[tuple[Spec, MeldOption]] = []
+    for spec in specs:
+        try:
+            arr = new_meld(rules, _faces(spec), tuple([c for c, _ in spec]))
+        except MeldError:
+            continue
+        placed = tuple([spec[i] for i in arr.order])
+        if placed != spec:
+            try:
+                arr = new_meld(rules, _faces(placed), tuple([c for c, _ in placed]))
+            except MeldError:  # a placed order is a valid typing: kept for safety
+                continue
+        out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
+    return out
+
+
+def meld_options(idx: HandIndex, rules: RuleSet) -> Iterator[tuple[Spec, MeldOption]]:
+    """`meld_candidates` (as specs of `idx`), each with its checked option; those the meld
+    rules refuse are left out. Memoized per suit (runs) and per rank (sets)."""
+    memo = table(rules)
+    counts = idx.counts
+    wcounts = idx.wcounts
+    for suit in range(4):
+        ranks = tuple(idx.run_counts[4 + suit::4])
+        key = ("runs+", suit, ranks, wcounts)
+        opts = memo.get(key)
+        if opts is None:
+            opts = memo[key] = _checked(
+                _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals), rules)
+        yield from opts  # type: ignore[misc]
+    if not rules.sets_allowed:
+        return
+    wilds = tuple([w for w in WILD_CODES if counts[w]])
+    rank_items = idx.rank_items
+    for rank in (1, *range(3, 14)):
+        present = rank_items.get(rank)
+        if present is None or (len(present) == 1 and present[0][1] < 2):
+            continue
+        key = ("sets+", present, wilds)
+        opts = memo.get(key)
+        if opts is None:
+            opts = memo[key] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
+                                        rules)
+        yield from opts  # type: ignore[misc]
+
+
+def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,
+                   rules: RuleSet) -> list[AttachOption]:
+    """`attach_candidates` of one meld (as specs of `idx`) that the meld rules accept, in the
+    same order. Memoized on the meld and the hand's cards that could touch it (its suit or
+    rank, and the wild cards)."""
+    if arr.kind == "set":
+        rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
+    else:
+        lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
+        rel = tuple([(c, n) for c, n in idx.suit_items[suit_index(cast(Suit, arr.suit))]
+                     if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
+    key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, idx.wcounts)
+    memo = table(rules)
+    opts = memo.get(key)
+    if opts is None:
+        in_rel = {c for c, _ in rel}
+        faces = [c for c, n in rel for _ in range(n)] + [
+            w for w in WILD_CODES if w not in in_rel for _ in range(idx.run_counts[w])]
+        sub = HandIndex(list(enumerate(faces)))    # a stand-in hand: positions 0, 1, …
+        old = [cast(Card, CODE_CARD[c]) for c in meld_codes]
+        found: list[AttachOption] = []
+        for cand, end in attach_candidates(sub, old, arr, rules):
+            spec = tuple([(sub.code_at[p], sub.by_code[sub.code_at[p]].index(p)) for p in cand])
+            try:
+                arr2 = attach(rules, old, arr, _faces(spec), end)
+            except MeldError:
+                continue
+            allc = list(meld_codes) + [c for c, _ in spec]
+            found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
+        opts = memo[key] = found
+    return opts  # type: ignore[return-value]

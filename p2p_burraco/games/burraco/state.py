@@ -42,7 +42,9 @@ from .melds import (
     classify,
     is_wild,
 )
-from .movegen import attach_candidates, meld_candidates
+from . import memo
+from .memo import CODE_CARD
+from .movegen import HandIndex, attach_options, meld_candidates, meld_options
 from .rules import RuleSet
 
 Pending = list[tuple[list[Card], Arrangement]] | None
@@ -118,13 +120,19 @@ class MeldState:
         return len(self.moves[0]) == len(self.positions)
 
     def arrangement(self) -> Arrangement:
+        key = (len(self.positions), self.start, self.wild)
+        cached = self.__dict__.get("_arr")
+        if cached is not None and cached[0] == key:
+            return cast(Arrangement, cached[1])
         w = None if self.wild is None else self.positions.index(self.wild)
-        return Arrangement(cast(Kind, self.kind), tuple(range(len(self.positions))), self.start,
-                           cast("Suit | None", self.suit), w)
+        arr = Arrangement(cast(Kind, self.kind), tuple(range(len(self.positions))), self.start,
+                          cast("Suit | None", self.suit), w)
+        self.__dict__["_arr"] = (key, arr)
+        return arr
 
     def attach(self, added: tuple[Pos, ...], arr: Arrangement, positions: list[Pos]) -> None:
         """Cards attached: the meld's new placement, and one more move in its history."""
-        self.positions = positions
+        self.positions = list(positions)
         self.start = arr.start
         self.wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
         self.moves.append(added)
@@ -132,6 +140,31 @@ class MeldState:
     def clone(self) -> MeldState:
         return MeldState(self.id, self.team, self.kind, list(self.positions), self.start,
                          self.suit, self.wild, self.by, list(self.moves))
+
+
+class _MeldPlan:
+    """What `_check_meld` would return for one group, kept unexpanded until it is applied."""
+
+    __slots__ = ("arr", "placed", "codes")
+
+    def __init__(self, arr: Arrangement, placed: tuple[Pos, ...], codes: tuple[int, ...]) -> None:
+        self.arr, self.placed, self.codes = arr, placed, codes
+
+    def expand(self) -> tuple[Groups]:
+        return ([(self.arr, list(self.placed), [cast(Card, CODE_CARD[c]) for c in self.codes])],)
+
+
+class _AttachPlan:
+    """What `_check_attach` would return, kept unexpanded until it is applied."""
+
+    __slots__ = ("arr", "old", "new")
+
+    def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[Pos, ...]) -> None:
+        self.arr, self.old, self.new = arr, old, new
+
+    def expand(self) -> tuple[Arrangement, list[Pos]]:
+        allpos = self.old + list(self.new)
+        return (self.arr, [allpos[i] for i in self.arr.order])
 
 
 @dataclass
@@ -156,6 +189,9 @@ class BurracoHand:
         self.dealer = dealer % n_seats
         self.hand_no = hand_no
         self.deck: Deck = make_deck(rules.deck_kind(n_seats))
+        self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
+        self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
+        self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
         self.each_for_himself = each_for_himself
         self.dynamic = rules.dynamic_sides(n_seats, each_for_himself, switched)
         self.schedule = deal_schedule(rules, n_seats, self.dealer,
@@ -210,6 +246,8 @@ class BurracoHand:
 
     def learn(self, pos: Pos, card: CardId) -> None:
         self.knowledge.learn(pos, card)
+        if self._plans:
+            self._plans = {}
 
     @property
     def known(self) -> list[CardId | None]:
@@ -364,53 +402,116 @@ class BurracoHand:
                             yield act
                 else:
                     act = cls()
-                    if self._ok(seat, act):
+                    plan = self._try(seat, act)
+                    if plan is not None:
+                        self._plans[id(act)] = (act, seat, plan)
                         yield act
             return
-        hand = self._hand_cards(seat)
+        plans = self._plans
+        acts = self._acts
         if self.can_redraw and self.drawn is not None:
             yield A.Redraw(self._ref(self.drawn))
         team = self.team_of[seat]
-        seen: set[tuple[Card, ...]] = set()
+        known = self.known
+        cid_code = self._codes
+        mine = self.hands[seat]
+        try:
+            idx = HandIndex([(p, cid_code[known[p]]) for p in mine])  # type: ignore[index]
+        except TypeError:  # a None: a card of that hand this replica has not been shown
+            raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
+        rules = self.rules
+        n_hand = len(mine)
+        # Candidates come with their verdict under the meld rules (movegen's memoized options:
+        # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
+        # more: _check_after has nothing to say then, and the cards are the seat's own by
+        # construction. Anything closer to the end of the hand goes through the full check.
+        # Action objects are shared between positions of the hand (`_acts`), and each one
+        # offered keeps its plan in `_plans` for `apply`.
+        act: Action
         if self.opened(team) or not self._open_need(seat):
-            for cand in meld_candidates(hand, self.rules):
-                act = A.Meld(groups=(tuple(self._ref(p) for p in cand),))
-                plan = self._try(seat, act)
-                if plan is None:
-                    continue
-                placed = cast("tuple[Groups]", plan)[0][0][1]
-                faces_key = tuple(self.face(p) for p in placed)
+            set_ranks = ({m.start for m in self.melds.values()
+                          if m.team == team and m.kind == "set"}
+                         if rules.one_set_per_rank else None)
+            seen: set[tuple[int, ...]] = set()
+            for typed, (placed_spec, arr, faces_key) in meld_options(idx, rules):
                 if faces_key in seen:
                     continue
+                if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
+                    continue
+                placed = idx.positions(placed_spec)
+                if n_hand - len(placed) < 2:
+                    if self._try(seat, A.Meld(groups=(self._refs(idx.positions(typed)),))) is None:
+                        continue
+                    act = A.Meld(groups=(self._refs(placed),))
+                    plan = self._try(seat, act)
+                    if plan is None:
+                        continue
+                else:
+                    refs = tuple([(p, known[p]) for p in placed])
+                    act = acts.get(refs)  # type: ignore[assignment]
+                    if act is None:
+                        act = acts[refs] = A.Meld(groups=(refs,))  # type: ignore[arg-type]
+                    plan = _MeldPlan(arr, placed, faces_key)
                 seen.add(faces_key)
-                yield A.Meld(groups=(tuple(self._ref(p) for p in placed),))
+                plans[id(act)] = (act, seat, plan)
+                yield act
         else:
             for groups in self._opening_candidates(seat, None):
                 act = A.Meld(groups=groups)
                 if self._ok(seat, act):
                     yield act
         for m in sorted(self.team_melds(team), key=lambda m: m.id):
-            mcards = [self.face(p) for p in m.positions]
-            arr = m.arrangement()
-            done: set[tuple[object, ...]] = set()
-            for cand, end in attach_candidates(hand, mcards, arr, self.rules):
-                act = A.Attach(m.id, tuple(self._ref(p) for p in cand), end)
-                plan = self._try(seat, act)
-                if plan is None:
-                    continue
-                k2 = tuple(self.face(p) for p in cast("tuple[Arrangement, list[Pos]]", plan)[1])
+            mpos = m.positions
+            cached = m.__dict__.get("_codes")
+            if cached is not None and cached[0] is mpos:
+                mcodes = cached[1]
+            else:
+                mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
+                m.__dict__["_codes"] = (mpos, mcodes)
+            done: set[tuple[int, ...]] = set()
+            for spec, end, arr2, k2 in attach_options(idx, mcodes, m.arrangement(), rules):
                 if k2 in done:
                     continue
+                cand = idx.positions(spec)
+                key = (m.id, tuple([(p, known[p]) for p in cand]), end)
+                act = acts.get(key)  # type: ignore[assignment]
+                if act is None:
+                    act = acts[key] = A.Attach(*key)  # type: ignore[arg-type]
+                if n_hand - len(cand) >= 2:
+                    plan2: object = _AttachPlan(arr2, mpos, cand)
+                else:
+                    plan2 = self._try(seat, act)
+                    if plan2 is None:
+                        continue
                 done.add(k2)
+                plans[id(act)] = (act, seat, plan2)
                 yield act
-        faces_done: set[Card] = set()
-        for p, c in hand:
-            if c in faces_done:
+        codes_done: set[int] = set()
+        plain = ("plain",)
+        single = self.took_single if rules.single_card_pile else None
+        code_at = idx.code_at
+        for p in mine:
+            c = code_at[p]
+            if c in codes_done:
                 continue
-            act = A.Discard(self._ref(p))
-            if self._ok(seat, act):
-                faces_done.add(c)
-                yield act
+            ref = (p, known[p])
+            act = acts.get(ref)  # type: ignore[assignment]
+            if act is None:
+                act = acts[ref] = A.Discard(ref)  # type: ignore[arg-type]
+            if n_hand >= 2:
+                if p == single:
+                    continue
+                plan3: object = plain
+            else:
+                plan3 = self._try(seat, act)
+                if plan3 is None:
+                    continue
+            codes_done.add(c)
+            plans[id(act)] = (act, seat, plan3)
+            yield act
+
+    def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
+        return tuple(self._ref(p) for p in positions)
 
     def _open_need(self, seat: Seat) -> int:
         """Points the side's opening must reach (0: any meld)."""
@@ -458,8 +559,19 @@ class BurracoHand:
 
     # ------------------------------------------------------------------ apply
     def apply(self, seat: Seat, action: Action) -> None:
-        """Do the step or raise RuleViolation naming the rule; nothing changes on failure."""
-        plan = self._check(seat, action)
+        """Do the step or raise RuleViolation naming the rule; nothing changes on failure.
+
+        An action object that `legal_actions` just offered for this position is done with the
+        plan made when it was validated there, not checked a second time (any change to the
+        state forgets those plans)."""
+        entry = self._plans.get(id(action))
+        if entry is not None and entry[0] is action and entry[1] == seat:
+            plan = entry[2]
+            if isinstance(plan, (_MeldPlan, _AttachPlan)):
+                plan = plan.expand()
+        else:
+            plan = self._check(seat, action)
+        self._plans = {}
         self._do(seat, action, plan)
         self.log.append((seat, str(action) if not isinstance(action, A.Draw) else "draw"))
         if len(self.log) > 40:
@@ -536,7 +648,7 @@ class BurracoHand:
         for g in groups:
             faces = [self.deck.cards[c] for _, c in g]
             try:
-                arr = arrange_new(faces, self.rules, prefer_high=is_wild(faces[-1]))
+                arr = memo.new_meld(self.rules, faces)
             except MeldError as e:
                 raise self._violation(e.key, f"{' '.join(map(str, faces))}: {e.message}") from None
             if arr.kind == "set" and self.rules.one_set_per_rank:
@@ -598,7 +710,7 @@ class BurracoHand:
         faces = self._check_refs(seat, action.cards)
         old = [self.face(p) for p in m.positions]
         try:
-            arr = arrange_attach(old, m.arrangement(), faces, self.rules, action.wild_end)
+            arr = memo.attach(self.rules, old, m.arrangement(), faces, action.wild_end)
         except MeldError as e:
             raise self._violation(e.key, f"{' '.join(map(str, faces))} on meld {m.id}: "
                                   f"{e.message}") from None
@@ -727,7 +839,7 @@ class BurracoHand:
             arr, positions = cast("tuple[Arrangement, list[Pos]]", plan)
             for r in action.cards:
                 self.learn(*r)
-            m = self.melds[action.meld]
+            m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
             for r in action.cards:
                 self.hands[seat].remove(r[0])
                 self.owner[r[0]] = MELD
@@ -765,7 +877,7 @@ class BurracoHand:
                 self.owner[p] = MELD
             wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
             self.melds[self.next_meld] = MeldState(
-                self.next_meld, team, arr.kind, positions, arr.start, arr.suit, wild, seat,
+                self.next_meld, team, arr.kind, list(positions), arr.start, arr.suit, wild, seat,
                 moves=[tuple(positions)])
             self.next_meld += 1
         self._after_meld(seat)
@@ -815,8 +927,9 @@ class BurracoHand:
             new = min(a, b)
             for s in (a, b):
                 old = self.team_of[s]
-                for m in self.melds.values():
+                for k, m in self.melds.items():
                     if m.team == old:
+                        m = self.melds[k] = m.clone()  # copies share melds
                         m.team = new
                 self.team_of[s] = new
 
@@ -834,6 +947,7 @@ class BurracoHand:
         if self._phase == "over":
             raise RuleViolation("TABLE-9", "the hand is already over")
         self._abandoned_by = seat
+        self._plans = {}
         self._finish("abandon", None)
         self.log.append((seat, "abandon"))
 
@@ -967,7 +1081,7 @@ class BurracoHand:
         new.pile = list(self.pile)
         new.team_of = list(self.team_of)
         new.team_pozzetto = dict(self.team_pozzetto)
-        new.melds = {k: m.clone() for k, m in self.melds.items()}
+        new.melds = dict(self.melds)  # shared: a meld is cloned before it changes (`_do`)
         new.log = list(self.log)
         return new
 

@@ -1,0 +1,108 @@
+"""Compact card codes and memo tables for the pure meld functions.
+
+Why: move generation asks the same questions over and over — is 7♥ 8♥ 9♥ a run, what does
+4♠ do to this meld — while only one or two cards of a hand change between positions. The
+answers are pure functions of the faces and the rule set (melds.py), so they are computed once
+and looked up afterwards by a tuple of small ints. Nothing here decides a rule: a miss calls
+the function in melds.py, and a hit returns what that call returned (or raises the same
+MeldError again).
+
+A face's *code* is ``rank * 4 + suit`` (suit 0..3 in `FRENCH_SUITS` order; the joker is 0), so
+a hand is also a row of 56 counts and one suit's ranks are a slice of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import FRENCH_SUITS, JOKER, Card, Suit
+from .melds import Arrangement, MeldError, arrange_attach, arrange_new, is_wild
+from .rules import RuleSet
+
+N_CODES = 56
+_SUIT_INDEX = {s: i for i, s in enumerate(FRENCH_SUITS)}
+CODE_CARD: list[Card | None] = [None] * N_CODES
+CODE_CARD[0] = JOKER
+for _r in range(1, 14):
+    for _s, _suit in enumerate(FRENCH_SUITS):
+        CODE_CARD[_r * 4 + _s] = Card(_r, _suit)
+_CODE_OF: dict[Card, int] = {c: i for i, c in enumerate(CODE_CARD) if c is not None}
+WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
+MAX_ENTRIES = 200_000                                  # a table this full starts again
+
+
+def code(card: Card) -> int:
+    """The compact code of a French face (the joker is 0)."""
+    return _CODE_OF[card]
+
+
+def suit_index(suit: Suit) -> int:
+    """0..3: the suit's place in `FRENCH_SUITS` (the low two bits of a code)."""
+    return _SUIT_INDEX[suit]
+
+
+def codes_of(cards: Sequence[Card]) -> list[int]:
+    """Codes of a sequence of cards, in the same order."""
+    return [_CODE_OF[c] for c in cards]
+
+
+_DECK_CODES: dict[tuple[Card, ...], list[int]] = {}
+
+
+def deck_codes(cards: tuple[Card, ...]) -> list[int]:
+    """The code of every physical card of a deck, indexed by card id."""
+    got = _DECK_CODES.get(cards)
+    if got is None:
+        got = _DECK_CODES[cards] = codes_of(cards)
+    return got
+
+
+_TABLES: dict[int, tuple[RuleSet, dict[object, object]]] = {}
+
+
+def table(rules: RuleSet) -> dict[object, object]:
+    """The memo table of one rule set (the rule set is kept alive, so its id stays its own)."""
+    entry = _TABLES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        entry = (rules, {})
+        _TABLES[id(rules)] = entry
+    memo = entry[1]
+    if len(memo) > MAX_ENTRIES:
+        memo.clear()
+    return memo
+
+
+def new_meld(rules: RuleSet, faces: Sequence[Card], key: tuple[int, ...] | None = None
+             ) -> Arrangement:
+    """`arrange_new` with the wild typed last meaning "above" (what `apply` asks), memoized;
+    `key` is the faces' codes when the caller has them."""
+    memo = table(rules)
+    k = ("new", tuple(codes_of(faces)) if key is None else key)
+    hit = memo.get(k)
+    if hit is None:
+        try:
+            hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
+        except MeldError as e:
+            hit = e
+        memo[k] = hit
+    if isinstance(hit, MeldError):
+        raise MeldError(hit.key, hit.message)
+    return hit  # type: ignore[return-value]
+
+
+def attach(rules: RuleSet, old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card],
+           wild_end: str | None) -> Arrangement:
+    """`arrange_attach`, memoized on the meld's faces and placement and the cards added."""
+    memo = table(rules)
+    k = ("attach", tuple(codes_of(old)), old_arr.kind, old_arr.start, old_arr.wild,
+         old_arr.order, tuple(codes_of(new)), wild_end)
+    hit = memo.get(k)
+    if hit is None:
+        try:
+            hit = arrange_attach(old, old_arr, new, rules, wild_end)
+        except MeldError as e:
+            hit = e
+        memo[k] = hit
+    if isinstance(hit, MeldError):
+        raise MeldError(hit.key, hit.message)
+    return hit  # type: ignore[return-value]
