@@ -1072,6 +1072,8 @@ class BurracoHand:
 
     # ------------------------------------------------------------------ copy, views
     def copy(self) -> BurracoHand:
+        """An independent position in microseconds (a search explores copies): lists are
+        copied, melds are shared until one changes (`_do` clones it first)."""
         new = object.__new__(BurracoHand)
         new.__dict__.update(self.__dict__)
         new.knowledge = self.knowledge.copy()
@@ -1084,6 +1086,20 @@ class BurracoHand:
         new.melds = dict(self.melds)  # shared: a meld is cloned before it changes (`_do`)
         new.log = list(self.log)
         return new
+
+    def snapshot(self) -> tuple[object, ...]:
+        """Everything that makes this position, as plain values: two states with equal
+        snapshots offer the same actions and score the same (a search's copy-restore and the
+        tests compare positions with it)."""
+        melds = tuple((m.id, m.team, m.kind, tuple(m.positions), m.start, m.suit, m.wild, m.by,
+                       tuple(m.moves)) for m in sorted(self.melds.values(), key=lambda m: m.id))
+        return (tuple(self.known), tuple(self.owner), tuple(tuple(h) for h in self.hands),
+                tuple(self.pile), self.stock_next, melds, self.next_meld,
+                tuple((pz.positions, pz.taken_by, pz.in_hand) for pz in self.pozzetti),
+                tuple(self.team_of), tuple(sorted(self.team_pozzetto.items())), self.open_req,
+                self.turn, self._phase, self.took_single, self.took_discard_only, self.acted,
+                self.drawn, self.can_redraw, self.first_turn, self.stalemate_count, self.turns,
+                self.closed_by, self.end_reason, self._abandoned_by, tuple(self.log))
 
     def hand_refs(self, seat: Seat) -> list[tuple[Pos, CardId | None]]:
         """The seat's hand as (position, card or None): cheaper than a whole view (bots)."""
