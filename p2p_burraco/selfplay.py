@@ -30,6 +30,7 @@ class SelfplayConfig:
     target: int | None = None
     options: dict[str, object] = field(default_factory=dict)
     check: bool = True
+    think: float | None = None     # per-move budget of a bot that searches (expert)
 
 
 def make_match(cfg: SelfplayConfig, rng: random.Random) -> Match:
@@ -85,7 +86,8 @@ def play_hand(state: HandState, strategies: Sequence[Strategy], check: bool = Tr
 
 def make_strategies(cfg: SelfplayConfig, rng: random.Random) -> list[Strategy]:
     names = list(cfg.bots) or ["greedy"]
-    return [make_strategy(cfg.game, names[i % len(names)], random.Random(rng.getrandbits(64)))
+    return [make_strategy(cfg.game, names[i % len(names)], random.Random(rng.getrandbits(64)),
+                          think=cfg.think)
             for i in range(cfg.players)]
 
 

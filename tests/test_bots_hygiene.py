@@ -57,12 +57,14 @@ def _swap_hidden(state: HandState, order: Order, hidden: list[int]) -> Order:
     return other
 
 
-def _choice(game: str, bot: str, seed: int, state: HandState, seat: int) -> dict[str, object]:
-    return make_strategy(game, bot, random.Random(seed)).choose(state, seat).to_wire()
+def _choice(game: str, bot: str, seed: int, state: HandState, seat: int,
+            think: float | None = None) -> dict[str, object]:
+    return make_strategy(game, bot, random.Random(seed), think=think).choose(state, seat).to_wire()
 
 
 def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = None,
-                  bot: str = "heuristic", every: int = 1, max_checks: int = 40) -> int:
+                  bot: str = "heuristic", every: int = 1, max_checks: int = 40,
+                  think: float | None = None) -> int:
     """Play one hand with `bot` on every seat; at every `every`-th decision compare the
     choice on the full state, on a hidden-cards-swapped replay and on a peer-like replica.
     Returns how many decision points were compared."""
@@ -79,7 +81,8 @@ def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = N
             for s in state.audience(pos):
                 ever_seen[s].add(pos)
 
-    bots = [make_strategy(game, bot, random.Random(f"bot:{seed}:{s}")) for s in range(n)]
+    bots = [make_strategy(game, bot, random.Random(f"bot:{seed}:{s}"), think=think)
+            for s in range(n)]
     history: History = []
     checked = decisions = 0
     look()
@@ -89,7 +92,7 @@ def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = N
         decisions += 1
         if decisions % every == 0:
             probe = 1000 + decisions
-            want = _choice(game, bot, probe, state, seat)
+            want = _choice(game, bot, probe, state, seat, think)
             # 1. every card the seat never saw swapped for another hidden one
             hidden = [p for p in range(len(order)) if p not in ever_seen[seat]]
             swapped = _fresh(cfg, seed)
@@ -100,7 +103,7 @@ def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = N
             except RuleViolation:  # a hidden card made another seat's move illegal: skip
                 swapped = None  # type: ignore[assignment]
             if swapped is not None:
-                assert _choice(game, bot, probe, swapped, seat) == want, \
+                assert _choice(game, bot, probe, swapped, seat, think) == want, \
                     f"seat {seat} chose differently when hidden cards changed"
             # 2. a replica that knows only what a peer of this seat would
             replica = _fresh(cfg, seed)
@@ -111,7 +114,7 @@ def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = N
             for pos in range(len(order)):
                 if seat in replica.audience(pos) and replica.card_at(pos) is None:
                     replica.learn(pos, order[pos])
-            assert _choice(game, bot, probe, replica, seat) == want, \
+            assert _choice(game, bot, probe, replica, seat, think) == want, \
                 f"seat {seat} chose differently on a replica without the hidden cards"
             checked += 1
         action = bots[seat].choose(state, seat)
@@ -138,6 +141,19 @@ def test_burraco_heuristic_sees_only_its_seat(players: int, variant: str, seed: 
     """The Burraco heuristic bot never depends on a hidden card: not the other hands, not the
     stock, not a pozzetto it has not picked up."""
     assert check_hygiene("burraco", players, seed, variant=variant, every=3, max_checks=25) >= 15
+
+
+@pytest.mark.parametrize("game,players,seed,every,checks", [
+    ("burraco", 2, 8, 3, 4), ("briscola", 2, 9, 2, 18), ("briscola", 4, 10, 3, 6)])
+def test_expert_sees_only_its_seat(game: str, players: int, seed: int, every: int,
+                                   checks: int) -> None:
+    """The expert's determinizations deal the hidden cards from the seat's view only: with the
+    other hands and the stock order swapped, or unknown to its replica, it chooses the same
+    (a tiny `think`: two or three determinizations, the same code path as a long search; head
+    to head the checks run into the sampled endgame search)."""
+    checked = check_hygiene(game, players, seed, bot="expert", every=every, max_checks=checks,
+                            think=0.01)
+    assert checked >= checks - 1
 
 
 @pytest.mark.parametrize("game,players,variant", [

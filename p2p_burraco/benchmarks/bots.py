@@ -57,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-games", type=int, default=2000,
                    help="never more games than this per pairing (default 2000)")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
     p.add_argument("--players", type=int, default=None,
                    help="seats: Burraco 2, 4 or 6 (default 4); Briscola 2 or 4 (default 2)")
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
@@ -144,7 +145,7 @@ def check_setup(game: str, players: int) -> None:
 def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
                 opponent: str = "random", seed: int = 0, variant: str | None = None,
                 target: int | None = None, precision: float = 0.0,
-                max_games: int | None = None) -> Series:
+                max_games: int | None = None, think: float | None = None) -> Series:
     """Play `games` games of `bot` against `opponent` (sides alternate, deals repeat in
     pairs) and return the counts; deterministic in `seed`. With `precision` (a fraction, e.g.
     0.05) it goes on, a whole pair at a time, until the 95 % interval is within ± that or
@@ -177,7 +178,7 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
         for seat in range(players):
             name = bot if seat % 2 == bot_side else opponent
             rng = random.Random(f"bench:{seed}:{i}:{seat}")
-            strategy = make_strategy(game, name, rng)
+            strategy = make_strategy(game, name, rng, think=think)
             strategies.append(_Timed(strategy, series.move_times) if name == bot and
                               seat % 2 == bot_side else strategy)
         points = [0, 0]
@@ -255,7 +256,8 @@ def run(args: argparse.Namespace) -> int:
         start = time.perf_counter()
         s = play_series(game, players, games, bot=args.bot, opponent=opponent, seed=args.seed,
                         variant=variant, target=args.target,
-                        precision=args.precision / 100, max_games=args.max_games)
+                        precision=args.precision / 100, max_games=args.max_games,
+                        think=getattr(args, "think", None))
         print(f"  {s.line()}  [{time.perf_counter() - start:.1f} s]", flush=True)
         if opponent == "random":
             met = "met" if s.win_rate >= GOAL_VS_RANDOM else "NOT met"

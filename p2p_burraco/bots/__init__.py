@@ -12,6 +12,7 @@ import random
 from typing import Protocol
 
 from ..games.base import Action, HandState, Seat
+from ._think import check_think
 
 
 class Strategy(Protocol):
@@ -30,6 +31,8 @@ _STRATEGIES: dict[tuple[str, str], str] = {
     ("briscola", "greedy"): "p2p_burraco.bots.briscola_greedy:GreedyBot",
     ("burraco", "heuristic"): "p2p_burraco.bots.burraco_heuristic:HeuristicBot",
     ("briscola", "heuristic"): "p2p_burraco.bots.briscola_heuristic:HeuristicBot",
+    ("burraco", "expert"): "p2p_burraco.bots.burraco_expert:ExpertBot",
+    ("briscola", "expert"): "p2p_burraco.bots.briscola_expert:ExpertBot",
 }
 
 
@@ -37,8 +40,10 @@ def strategy_names(game: str) -> list[str]:
     return [n for (g, n) in _STRATEGIES if g == game]
 
 
-def make_strategy(game: str, name: str, rng: random.Random) -> Strategy:
-    """Build a strategy by name; ValueError naming the choices otherwise."""
+def make_strategy(game: str, name: str, rng: random.Random, think: float | None = None
+                  ) -> Strategy:
+    """Build a strategy by name; ValueError naming the choices otherwise. `think` is the
+    per-move time budget in seconds of a bot that searches (`expert`); others ignore it."""
     try:
         target = _STRATEGIES[(game, name)]
     except KeyError:
@@ -47,5 +52,10 @@ def make_strategy(game: str, name: str, rng: random.Random) -> Strategy:
         ) from None
     module_name, factory = target.split(":")
     module = importlib.import_module(module_name)
-    strategy: Strategy = getattr(module, factory)(rng)
+    check_think(think)
+    cls = getattr(module, factory)
+    if think is not None and getattr(cls, "thinks", False):
+        strategy: Strategy = cls(rng, think=think)
+    else:
+        strategy = cls(rng)
     return strategy

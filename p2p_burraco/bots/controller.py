@@ -12,6 +12,7 @@ from typing import Any
 from ..controller import Submit
 from ..games.base import HandResult, HandState, Seat
 from . import Strategy, make_strategy
+from ._think import check_think
 
 DEFAULT_STRATEGY = "heuristic"
 """The bot that fills empty seats unless told otherwise: the strongest we have."""
@@ -73,14 +74,18 @@ class BotController:
 BotFactory = Callable[[str], BotController]
 
 
-def bot_factory(strategy: str | None, seed: int | None) -> BotFactory:
+def bot_factory(strategy: str | None, seed: int | None, think: float | None = None
+                ) -> BotFactory:
     """game → a fresh BotController of `strategy` (default: the strongest), each with its own
-    random stream drawn from `seed` (None: unseeded)."""
+    random stream drawn from `seed` (None: unseeded); `think` is an expert's per-move budget
+    (checked now, not when the first hand starts)."""
+    check_think(think)
     rng = random.Random(seed)
     name = strategy or DEFAULT_STRATEGY
 
     def make(game: str) -> BotController:
-        return BotController(make_strategy(game, name, random.Random(rng.getrandbits(64))))
+        return BotController(make_strategy(game, name, random.Random(rng.getrandbits(64)),
+                                           think=think))
     return make
 
 

@@ -24,6 +24,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="end the match after K hands (the host then exits; see --keep)")
     p.add_argument("--bots", type=int, default=0, help="seat K bots (peers over loopback)")
     p.add_argument("--strategy", default=None, help="strategy of the host's bots (heuristic, greedy, random; default heuristic)")
+    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
     p.add_argument("--clock", type=float, default=None, metavar="SECONDS",
                    help="seconds per move (default 90 for Burraco, 30 for Briscola) [TABLE-1]")
     p.add_argument("--match-clock", type=float, default=None, metavar="MINUTES",
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                      keep=args.keep, resume=not args.fresh, max_tables=args.max_tables,
                      max_connections=args.max_connections,
                      max_per_address=args.max_per_address)
-    factory = bot_factory(args.strategy, args.seed)
+    factory = bot_factory(args.strategy, args.seed, getattr(args, "think", None))
     key = load_or_create_identity(Path(data_dir) / "host")
 
     def start(reactor: Any) -> Any:

@@ -21,6 +21,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", default=None,
                    help="with --bot: the bot strategy (heuristic, greedy or random; "
                         "default heuristic)")
+    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
     p.add_argument("--seat", type=int, default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
@@ -107,7 +108,7 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor
 
-    controller = LazyBotController(bot_factory(args.strategy, args.seed))
+    controller = LazyBotController(bot_factory(args.strategy, args.seed, getattr(args, "think", None)))
 
     def start(reactor: Any) -> Any:
         node = connect_peer(reactor, host, port, name, controller, key, args.home,

@@ -26,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--name", default=None, help="your name at the table (default: your login)")
     p.add_argument("--bot", dest="bot_kind", default="heuristic",
                    help="bot strategy for the other seats (heuristic, greedy, random)")
+    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
     p.add_argument("--port", type=int, default=0, help="loopback port of the host (0: any free)")
     p.add_argument("--data-dir", default=None, help="where keys and hand records go")
     p.add_argument("--offline", action="store_true",
@@ -91,7 +92,8 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
     model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
                                   target=args.target)
     bots = [BotController(make_strategy(args.game, args.bot_kind,
-                                        random.Random(rng.getrandbits(64))))
+                                        random.Random(rng.getrandbits(64)),
+                                        think=getattr(args, "think", None)))
             for _ in range(args.players - 1)]
     names = [args.name] + [f"bot {i}" for i in range(1, args.players)]
     loop = asyncio.get_running_loop()

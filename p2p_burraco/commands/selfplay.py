@@ -26,6 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", default=None, metavar="DIR",
                    help="with --fair: write one transcript per hand into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the match total")
+    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=players,
                          hands=max_hands, seed=args.seed,
                          bots=[b.strip() for b in args.bots.split(",") if b.strip()],
-                         target=args.target, options=options)
+                         target=args.target, options=options, think=args.think)
 
     def report(hand_no: int, state: HandState, result: HandResult) -> None:
         if args.quiet:

@@ -1087,6 +1087,17 @@ class BurracoHand:
         new.log = list(self.log)
         return new
 
+    def with_cards(self, cards: Mapping[Pos, CardId]) -> BurracoHand:
+        """A copy that knows exactly `cards` (position -> card id) and nothing else: what a
+        search builds from one seat's view plus a guess at the cards it cannot see (a
+        determinization). ValueError if the map claims one card at two positions."""
+        new = self.copy()
+        new.knowledge = Knowledge(len(self.known))
+        for pos, cid in cards.items():
+            new.knowledge.learn(pos, cid)
+        new._plans = {}
+        return new
+
     def snapshot(self) -> tuple[object, ...]:
         """Everything that makes this position, as plain values: two states with equal
         snapshots offer the same actions and score the same (a search's copy-restore and the
