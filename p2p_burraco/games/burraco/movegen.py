@@ -29,11 +29,10 @@ Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed o
 
 class HandIndex:
     """A hand as positions per face code (first-seen order), counts per code, and the faces
-    of each suit and of each rank (code, count) in first-seen order: everything the
-    generators key their memo tables on, computed once per position."""
+    of each suit and of each rank as (code, count) in code order: everything the generators
+    key their memo tables on, computed once per position."""
 
-    __slots__ = ("by_code", "counts", "code_at", "wcounts", "suit_items", "rank_items",
-                 "run_counts")
+    __slots__ = ("by_code", "counts", "wcounts", "suit_items", "rank_items", "run_counts")
 
     def __init__(self, hand: Sequence[tuple[Pos, int]]) -> None:
         """`hand`: (position, face code) pairs in hand order."""
@@ -45,14 +44,20 @@ class HandIndex:
             else:
                 ps.append(pos)
         self.by_code = by_code
-        self.code_at = dict(hand)
         counts = [0] * 56
-        suit_items: list[list[tuple[int, int]]] = [[], [], [], []]
+        # Copies beyond what one run or one attachment can use change no candidate: keys are
+        # built from counts capped there (an ace or a 2 twice, anything else once), so more
+        # positions share one memo entry. Items go in code order, not the hand's: the same
+        # cards make the same key whatever their order.
+        capped = [0] * 56
+        suit_items: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
         rank_items: dict[int, list[tuple[int, int]]] = {}
-        for c, ps in by_code.items():
-            n = counts[c] = len(ps)
+        for c in sorted(by_code):
+            n = counts[c] = len(by_code[c])
             if c > 3:
-                suit_items[c & 3].append((c, 1 if n == 1 else 2))
+                k = 1 if n == 1 else 2
+                capped[c] = k if c < 12 else 1
+                suit_items[c & 3].append((c, k))
                 r = c >> 2
                 if r != 2:
                     got = rank_items.get(r)
@@ -60,18 +65,13 @@ class HandIndex:
                         rank_items[r] = [(c, n)]
                     else:
                         got.append((c, n))
+            else:
+                capped[c] = 1
         self.counts = counts
-        # Copies beyond what one run or one attachment can use change no candidate: keys are
-        # built from counts capped there (an ace or a 2 twice, anything else once), so more
-        # positions share one memo entry.
-        capped = [0] * 56
-        for c, ps in by_code.items():
-            capped[c] = 1 if len(ps) == 1 or not 4 <= c < 12 else 2
         self.run_counts = capped
         self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
-        # in code order, not the hand's: the same cards make the same key whatever their order
-        self.suit_items = [tuple(sorted(x)) for x in suit_items]
-        self.rank_items = {r: tuple(sorted(x)) for r, x in rank_items.items()}
+        self.suit_items = suit_items
+        self.rank_items = rank_items
 
     @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
@@ -327,9 +327,10 @@ def meld_options(idx: HandIndex, rules: RuleSet) -> Iterator[tuple[Spec, MeldOpt
     wilds = tuple([w for w in WILD_CODES if counts[w]])
     rank_items = idx.rank_items
     for rank in (1, *range(3, 14)):
-        present = rank_items.get(rank)
-        if present is None or (len(present) == 1 and present[0][1] < 2):
+        got = rank_items.get(rank)
+        if got is None or (len(got) == 1 and got[0][1] < 2):
             continue
+        present = tuple(got)
         key = ("sets+", present, wilds)
         opts = memo.get(key)
         if opts is None:
@@ -360,7 +361,7 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
         old = [cast(Card, CODE_CARD[c]) for c in meld_codes]
         found: list[AttachOption] = []
         for cand, end in attach_candidates(sub, old, arr, rules):
-            spec = tuple([(sub.code_at[p], sub.by_code[sub.code_at[p]].index(p)) for p in cand])
+            spec = tuple([(faces[p], sub.by_code[faces[p]].index(p)) for p in cand])
             try:
                 arr2 = attach(rules, old, arr, _faces(spec), end)
             except MeldError:

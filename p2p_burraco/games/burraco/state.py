@@ -486,29 +486,25 @@ class BurracoHand:
                 done.add(k2)
                 plans[id(act)] = (act, seat, plan2)
                 yield act
-        codes_done: set[int] = set()
         plain = ("plain",)
         single = self.took_single if rules.single_card_pile else None
-        code_at = idx.code_at
-        for p in mine:
-            c = code_at[p]
-            if c in codes_done:
-                continue
-            ref = (p, known[p])
-            act = acts.get(ref)  # type: ignore[assignment]
-            if act is None:
-                act = acts[ref] = A.Discard(ref)  # type: ignore[arg-type]
-            if n_hand >= 2:
-                if p == single:
+        for c, ps in idx.by_code.items():  # one discard per face, its first copy in hand
+            for p in ps:
+                if n_hand >= 2 and p == single:
                     continue
-                plan3: object = plain
-            else:
-                plan3 = self._try(seat, act)
-                if plan3 is None:
-                    continue
-            codes_done.add(c)
-            plans[id(act)] = (act, seat, plan3)
-            yield act
+                ref = (p, known[p])
+                act = acts.get(ref)  # type: ignore[assignment]
+                if act is None:
+                    act = acts[ref] = A.Discard(ref)  # type: ignore[arg-type]
+                if n_hand >= 2:
+                    plan3: object = plain
+                else:
+                    plan3 = self._try(seat, act)
+                    if plan3 is None:
+                        continue
+                plans[id(act)] = (act, seat, plan3)
+                yield act
+                break
 
     def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
         return tuple(self._ref(p) for p in positions)
