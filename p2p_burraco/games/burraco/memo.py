@@ -28,7 +28,7 @@ for _r in range(1, 14):
         CODE_CARD[_r * 4 + _s] = Card(_r, _suit)
 _CODE_OF: dict[Card, int] = {c: i for i, c in enumerate(CODE_CARD) if c is not None}
 WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
-MAX_ENTRIES = 200_000                                  # a table this full starts again
+MAX_ENTRIES = 60_000                                   # a table this full starts again
 
 
 def code(card: Card) -> int:

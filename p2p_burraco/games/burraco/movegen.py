@@ -32,7 +32,7 @@ class HandIndex:
     of each suit and of each rank as (code, count) in code order: everything the generators
     key their memo tables on, computed once per position."""
 
-    __slots__ = ("by_code", "counts", "wcounts", "suit_items", "rank_items", "run_counts")
+    __slots__ = ("by_code", "counts", "rank_items", "run_counts", "suit_items", "wcounts")
 
     def __init__(self, hand: Sequence[tuple[Pos, int]]) -> None:
         """`hand`: (position, face code) pairs in hand order."""
@@ -176,7 +176,6 @@ def run_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
     """
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
-    counts = idx.counts
     wcounts = idx.wcounts
     for suit in range(4):
         ranks = tuple(idx.run_counts[4 + suit::4])
@@ -331,10 +330,10 @@ def meld_options(idx: HandIndex, rules: RuleSet) -> Iterator[tuple[Spec, MeldOpt
         if got is None or (len(got) == 1 and got[0][1] < 2):
             continue
         present = tuple(got)
-        key = ("sets+", present, wilds)
-        opts = memo.get(key)
+        key2 = ("sets+", present, wilds)
+        opts = memo.get(key2)
         if opts is None:
-            opts = memo[key] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
+            opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
                                         rules)
         yield from opts  # type: ignore[misc]
 

@@ -33,16 +33,14 @@ from ..base import (
 )
 from ..cards import Card, CardId, Deck, NotationError, Suit, make_deck
 from . import actions as A
+from . import memo
 from .melds import (
     Arrangement,
     Kind,
     MeldError,
-    arrange_attach,
-    arrange_new,
     classify,
     is_wild,
 )
-from . import memo
 from .memo import CODE_CARD
 from .movegen import HandIndex, attach_options, meld_candidates, meld_options
 from .rules import RuleSet
@@ -145,7 +143,7 @@ class MeldState:
 class _MeldPlan:
     """What `_check_meld` would return for one group, kept unexpanded until it is applied."""
 
-    __slots__ = ("arr", "placed", "codes")
+    __slots__ = ("arr", "codes", "placed")
 
     def __init__(self, arr: Arrangement, placed: tuple[Pos, ...], codes: tuple[int, ...]) -> None:
         self.arr, self.placed, self.codes = arr, placed, codes
@@ -157,7 +155,7 @@ class _MeldPlan:
 class _AttachPlan:
     """What `_check_attach` would return, kept unexpanded until it is applied."""
 
-    __slots__ = ("arr", "old", "new")
+    __slots__ = ("arr", "new", "old")
 
     def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[Pos, ...]) -> None:
         self.arr, self.old, self.new = arr, old, new
@@ -427,7 +425,6 @@ class BurracoHand:
         # construction. Anything closer to the end of the hand goes through the full check.
         # Action objects are shared between positions of the hand (`_acts`), and each one
         # offered keeps its plan in `_plans` for `apply`.
-        act: Action
         if self.opened(team) or not self._open_need(seat):
             set_ranks = ({m.start for m in self.melds.values()
                           if m.team == team and m.kind == "set"}
@@ -448,9 +445,9 @@ class BurracoHand:
                         continue
                 else:
                     refs = tuple([(p, known[p]) for p in placed])
-                    act = acts.get(refs)  # type: ignore[assignment]
+                    act = acts.get(("meld", refs))  # type: ignore[assignment]
                     if act is None:
-                        act = acts[refs] = A.Meld(groups=(refs,))  # type: ignore[arg-type]
+                        act = acts[("meld", refs)] = A.Meld(groups=(refs,))
                     plan = _MeldPlan(arr, placed, faces_key)
                 seen.add(faces_key)
                 plans[id(act)] = (act, seat, plan)
@@ -473,10 +470,10 @@ class BurracoHand:
                 if k2 in done:
                     continue
                 cand = idx.positions(spec)
-                key = (m.id, tuple([(p, known[p]) for p in cand]), end)
+                key = ("attach", m.id, tuple([(p, known[p]) for p in cand]), end)
                 act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
-                    act = acts[key] = A.Attach(*key)  # type: ignore[arg-type]
+                    act = acts[key] = A.Attach(*key[1:])
                 if n_hand - len(cand) >= 2:
                     plan2: object = _AttachPlan(arr2, mpos, cand)
                 else:
@@ -488,14 +485,14 @@ class BurracoHand:
                 yield act
         plain = ("plain",)
         single = self.took_single if rules.single_card_pile else None
-        for c, ps in idx.by_code.items():  # one discard per face, its first copy in hand
+        for ps in idx.by_code.values():  # one discard per face, its first copy in hand
             for p in ps:
                 if n_hand >= 2 and p == single:
                     continue
                 ref = (p, known[p])
                 act = acts.get(ref)  # type: ignore[assignment]
-                if act is None:
-                    act = acts[ref] = A.Discard(ref)  # type: ignore[arg-type]
+                if act is None:  # (a discard's key is its card ref: no other key is a pair)
+                    act = acts[ref] = A.Discard(ref)
                 if n_hand >= 2:
                     plan3: object = plain
                 else:
@@ -1092,6 +1089,7 @@ class BurracoHand:
         for pos, cid in cards.items():
             new.knowledge.learn(pos, cid)
         new._plans = {}
+        new._acts = {}     # its cards differ: its actions are its own
         return new
 
     def snapshot(self) -> tuple[object, ...]:
