@@ -13,14 +13,16 @@ leave me?" and "if I throw this, what does the next player do with it?". So:
    the positions it cannot see — the seat's view and nothing else: the real cards there are
    never read, so the bot plays the same whatever they are (tests/test_bots_hygiene.py).
 3. **Rollouts.** On each determinization every candidate is applied; the seat finishes its
-   turn as the heuristic would, the others play one turn each as greedy bots, and the
-   position at the seat's next turn is scored by the heuristic's estimate
-   (`_burraco_eval.Evaluator`). The same deal and the same rollout seed serve every candidate
-   (common random numbers), so the averages differ by the choice, not by luck.
+   turn as the heuristic would, then greedy bots play the hand to its end, and the final
+   score margin of the seat's side is the result (`_burraco_eval.Evaluator.margin`, which
+   scores a finished hand as the engine does). A shorter horizon scored by the heuristic's
+   estimate measured worse: the estimate prizes known cards in hand, so every pile looked
+   worth taking. The same deal and the same rollout seed serve every candidate (common random
+   numbers), so the results differ by the choice, not by luck.
 
-The best average wins, the heuristic's own choice needing to be beaten by `PRIOR`. The
-number of determinizations comes from the time budget (`_think.Budget`), so a seed and a
-`--think` reproduce a game.
+The heuristic's choice stays unless another candidate beats it, deal by deal, by more than
+`PRIOR` points on average and by two standard errors. The number of determinizations comes
+from the time budget (`_think.Budget`), so a seed and a `--think` reproduce a game.
 """
 
 from __future__ import annotations
@@ -37,9 +39,10 @@ from .burraco_greedy import GreedyBot
 from .burraco_heuristic import HeuristicBot
 
 WIDTH = 2                  # discards weighed besides the heuristic's own
-ROLLOUT_STEPS = 40         # safety cap on one rollout (an orbit is ~3 steps per seat)
-COST_PER_ITERATION = 0.015  # seconds per determinization (all candidates), measured
-PRIOR = 5.0                # the heuristic's choice must be beaten by this (estimate points)
+ROLLOUT_STEPS = 600        # safety cap on one rollout (a whole hand is ~100 steps)
+COST_PER_ITERATION = 0.012  # seconds per determinization (all candidates), measured
+PRIOR = 5.0                # the heuristic's choice must be beaten by this many points …
+SIGMAS = 2.0               # … and by this many standard errors of the paired difference
 
 
 class ExpertBot:
@@ -74,10 +77,9 @@ class ExpertBot:
         hidden = [p for p in range(len(state.deck)) if p not in seen]
         pool = unseen_ids(state, seat)
         ev = Evaluator(state, seat)
-        totals = [0.0] * len(candidates)
-        done = 0
+        results: list[list[float]] = [[] for _ in candidates]
         for _ in range(budget.iterations):
-            if done and budget.out_of_time():
+            if results[0] and budget.out_of_time():
                 break
             self.rng.shuffle(pool)
             deal = dict(seen)
@@ -85,11 +87,14 @@ class ExpertBot:
             root = state.with_cards(deal)
             seed = self.rng.getrandbits(64)
             for i, a in enumerate(candidates):
-                totals[i] += self._rollout(root, seat, a, ev, seed)
-            done += 1
-        self.last_iterations = done
-        scores = [t / done + (PRIOR if i == 0 else 0.0) for i, t in enumerate(totals)]
-        return candidates[max(range(len(candidates)), key=lambda i: (scores[i], -i))]
+                results[i].append(self._rollout(root, seat, a, ev, seed))
+        self.last_iterations = len(results[0])
+        best, best_gain = 0, 0.0
+        for i in range(1, len(candidates)):
+            gain = _clear_gain(results[i], results[0])
+            if gain > best_gain:
+                best, best_gain = i, gain
+        return candidates[best]
 
     def _discards(self, state: BurracoHand, seat: Seat, hunch: Action) -> list[Action]:
         """The heuristic's discard first, then its next best `WIDTH` by the same score (what
@@ -112,17 +117,32 @@ class ExpertBot:
     def _rollout(self, root: BurracoHand, seat: Seat, action: Action, ev: Evaluator,
                  seed: int) -> float:
         """Apply `action` on a copy of the determinization; the seat ends its turn as the
-        heuristic, the others play one turn each as greedy bots; score it for `seat`."""
+        heuristic, then greedy bots play the hand out; the seat's side's final margin."""
         state = root.copy()
         state.apply(seat, action)
         rng = random.Random(seed)
         bots: list[GreedyBot | HeuristicBot] = [
             GreedyBot(random.Random(rng.getrandbits(32))) for _ in range(state.n_seats)]
-        bots[seat] = HeuristicBot(random.Random(rng.getrandbits(32)))
-        stop_at = state.turns + state.n_seats - (0 if state.turn == seat else 1)
+        greedy_me = bots[seat]
+        bots[seat] = self.heuristic
+        own_turn = state.turns
         for _ in range(ROLLOUT_STEPS):
             s = state.to_move
-            if s is None or state.turns >= stop_at:
+            if s is None:
                 break
-            state.apply(s, bots[s].choose(state, s))
+            bot = bots[s] if s != seat or state.turns == own_turn else greedy_me
+            state.apply(s, bot.choose(state, s))
         return ev.margin(state)
+
+
+def _clear_gain(mine: list[float], base: list[float]) -> float:
+    """The mean of the paired differences if it beats `PRIOR` and `SIGMAS` standard errors,
+    else 0: a candidate replaces the heuristic's choice only on clear evidence."""
+    diffs = [a - b for a, b in zip(mine, base)]
+    n = len(diffs)
+    if n < 2:
+        return 0.0
+    mean = sum(diffs) / n
+    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    se = (var / n) ** 0.5
+    return mean if mean > PRIOR and mean > SIGMAS * se else 0.0
