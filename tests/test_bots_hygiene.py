@@ -149,10 +149,10 @@ def test_expert_sees_only_its_seat(game: str, players: int, seed: int, every: in
                                    checks: int) -> None:
     """The expert's determinizations deal the hidden cards from the seat's view only: with the
     other hands and the stock order swapped, or unknown to its replica, it chooses the same
-    (a tiny `think`: two or three determinizations, the same code path as a long search; head
-    to head the checks run into the sampled endgame search)."""
+    (a tiny `think`: a few determinizations, the same code path as a long search; head to head
+    the checks run into the sampled endgame search)."""
     checked = check_hygiene(game, players, seed, bot="expert", every=every, max_checks=checks,
-                            think=0.01)
+                            think=0.003)
     assert checked >= checks - 1
 
 
