@@ -86,11 +86,11 @@ class GreedyBot:
                       ) -> Action:
         takes = by_kind.get("take", []) + by_kind.get("take_top", [])
         draws = by_kind.get("draw", [])
+        pile = {p for p, _ in self._pile(state, seat)} if takes else set()
         for take in takes:
             if getattr(take, "opening", ()):
                 return take
             trial = state.copy()
-            pile = {p for p, _ in self._pile(state, seat)}
             trial.apply(seat, take)
             for a in islice(trial.legal_actions(seat), MAX_CANDIDATES):
                 if a.kind in ("meld", "attach") and any(p in pile for p, _ in a.shown()):
