@@ -83,7 +83,7 @@ def new_meld(rules: RuleSet, faces: Sequence[Card], key: tuple[int, ...] | None 
         try:
             hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
         except MeldError as e:
-            hit = e
+            hit = MeldError(e.key, e.message)  # without its traceback: frames hold positions
         memo[k] = hit
     if isinstance(hit, MeldError):
         raise MeldError(hit.key, hit.message)
@@ -101,7 +101,7 @@ def attach(rules: RuleSet, old: Sequence[Card], old_arr: Arrangement, new: Seque
         try:
             hit = arrange_attach(old, old_arr, new, rules, wild_end)
         except MeldError as e:
-            hit = e
+            hit = MeldError(e.key, e.message)  # without its traceback: frames hold positions
         memo[k] = hit
     if isinstance(hit, MeldError):
         raise MeldError(hit.key, hit.message)
