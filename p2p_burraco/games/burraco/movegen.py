@@ -284,6 +284,9 @@ AttachOption = tuple[Spec, "str | None", Arrangement, tuple[int, ...]]
 old + new cards) and the codes of the meld's faces afterwards."""
 
 
+_NO_WILDS = (0, 0, 0, 0, 0)
+
+
 def _faces(spec: Spec) -> list[Card]:
     return [cast(Card, CODE_CARD[c]) for c, _ in spec]
 
@@ -307,10 +310,13 @@ def _checked(specs: list[Spec], rules: RuleSet) -> list[tuple[Spec, MeldOption]]
     return out
 
 
-def meld_options(idx: HandIndex, rules: RuleSet) -> Iterator[tuple[Spec, MeldOption]]:
+def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | None = None
+                 ) -> Iterator[tuple[Spec, MeldOption]]:
     """`meld_candidates` (as specs of `idx`), each with its checked option; those the meld
-    rules refuse are left out. Memoized per suit (runs) and per rank (sets)."""
-    memo = table(rules)
+    rules refuse are left out. Memoized per suit (runs) and per rank (sets); `memo` is
+    `table(rules)` when the caller has it."""
+    if memo is None:
+        memo = table(rules)
     counts = idx.counts
     wcounts = idx.wcounts
     for suit in range(4):
@@ -339,18 +345,23 @@ def meld_options(idx: HandIndex, rules: RuleSet) -> Iterator[tuple[Spec, MeldOpt
 
 
 def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,
-                   rules: RuleSet) -> list[AttachOption]:
+                   rules: RuleSet, memo: dict[object, object] | None = None
+                   ) -> list[AttachOption]:
     """`attach_candidates` of one meld (as specs of `idx`) that the meld rules accept, in the
     same order. Memoized on the meld and the hand's cards that could touch it (its suit or
-    rank, and the wild cards)."""
+    rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
     if arr.kind == "set":
         rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
     else:
         lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
         rel = tuple([(c, n) for c, n in idx.suit_items[suit_index(cast(Suit, arr.suit))]
                      if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
-    key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, idx.wcounts)
-    memo = table(rules)
+    wcounts = idx.wcounts
+    if not rel and wcounts == _NO_WILDS:
+        return []
+    key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, wcounts)
+    if memo is None:
+        memo = table(rules)
     opts = memo.get(key)
     if opts is None:
         in_rel = {c for c, _ in rel}

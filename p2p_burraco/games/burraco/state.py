@@ -418,6 +418,7 @@ class BurracoHand:
         except TypeError:  # a None: a card of that hand this replica has not been shown
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
         rules = self.rules
+        memo_table = memo.table(rules)
         n_hand = len(mine)
         # Candidates come with their verdict under the meld rules (movegen's memoized options:
         # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
@@ -430,7 +431,7 @@ class BurracoHand:
                           if m.team == team and m.kind == "set"}
                          if rules.one_set_per_rank else None)
             seen: set[tuple[int, ...]] = set()
-            for typed, (placed_spec, arr, faces_key) in meld_options(idx, rules):
+            for typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
                 if faces_key in seen:
                     continue
                 if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
@@ -457,7 +458,9 @@ class BurracoHand:
                 act = A.Meld(groups=groups)
                 if self._ok(seat, act):
                     yield act
-        for m in sorted(self.team_melds(team), key=lambda m: m.id):
+        for m in self.melds.values():  # in id order: the dict is filled by increasing id
+            if m.team != team:
+                continue
             mpos = m.positions
             cached = m.__dict__.get("_codes")
             if cached is not None and cached[0] is mpos:
@@ -466,7 +469,8 @@ class BurracoHand:
                 mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
                 m.__dict__["_codes"] = (mpos, mcodes)
             done: set[tuple[int, ...]] = set()
-            for spec, end, arr2, k2 in attach_options(idx, mcodes, m.arrangement(), rules):
+            for spec, end, arr2, k2 in attach_options(idx, mcodes, m.arrangement(), rules,
+                                                      memo_table):
                 if k2 in done:
                     continue
                 cand = idx.positions(spec)
