@@ -462,15 +462,15 @@ class BurracoHand:
             if m.team != team:
                 continue
             mpos = m.positions
-            cached = m.__dict__.get("_codes")
+            cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
             if cached is not None and cached[0] is mpos:
-                mcodes = cached[1]
+                mcodes, marr = cached[1], cached[2]
             else:
                 mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
-                m.__dict__["_codes"] = (mpos, mcodes)
+                marr = m.arrangement()
+                m.__dict__["_codes"] = (mpos, mcodes, marr)
             done: set[tuple[int, ...]] = set()
-            for spec, end, arr2, k2 in attach_options(idx, mcodes, m.arrangement(), rules,
-                                                      memo_table):
+            for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table):
                 if k2 in done:
                     continue
                 cand = idx.positions(spec)
