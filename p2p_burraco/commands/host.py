@@ -13,29 +13,31 @@ HELP = "host tables for peers to join (listens on 127.0.0.1 unless --bind 0.0.0.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count, seconds
+
     p.add_argument("--bind", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 opens it to the LAN)")
-    p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
-    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    p.add_argument("--port", type=port, default=7777, help="TCP port (0: any free port)")
+    p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
-    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the rules')")
-    p.add_argument("--hands", type=int, default=None,
+    p.add_argument("--players", type=seat_count, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--target", type=int_at_least(1), default=None, help="match target (default: the rules')")
+    p.add_argument("--hands", type=int_at_least(1), default=None,
                    help="end the match after K hands (the host then exits; see --keep)")
-    p.add_argument("--bots", type=int, default=0, help="seat K bots (peers over loopback)")
-    p.add_argument("--strategy", default=None, help="strategy of the host's bots (heuristic, greedy, random; default heuristic)")
-    p.add_argument("--clock", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--bots", type=int_at_least(0), default=0, help="seat K bots (peers over loopback)")
+    p.add_argument("--strategy", default=None, choices=STRATEGIES, help="strategy of the host's bots (heuristic, greedy, random; default heuristic)")
+    p.add_argument("--clock", type=seconds(positive=True), default=None, metavar="SECONDS",
                    help="seconds per move (default 90 for Burraco, 30 for Briscola) [TABLE-1]")
-    p.add_argument("--match-clock", type=float, default=None, metavar="MINUTES",
+    p.add_argument("--match-clock", type=seconds(positive=True), default=None, metavar="MINUTES",
                    help="each player's thinking time for the whole match (default off) "
                         "[TABLE-2]")
-    p.add_argument("--step-deadline", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--step-deadline", type=seconds(positive=True), default=30.0, metavar="SECONDS",
                    help="seconds a connected player's program has for an automatic step "
                         "(deal, keys, seed) before it counts as stalling (default 30) [TABLE-5]")
-    p.add_argument("--max-timeouts", type=int, default=3,
+    p.add_argument("--max-timeouts", type=int_at_least(1), default=3,
                    help="Burraco turns in a row a player may let run out before counting as "
                         "abandoned (default 3) [TABLE-3]")
-    p.add_argument("--grace", type=float, default=120.0,
+    p.add_argument("--grace", type=seconds(), default=120.0,
                    help="seconds a dropped player's seat is held (default 120) [TABLE-6]")
     p.add_argument("--no-bot-replace", action="store_true",
                    help="no bot ever plays for an absent or timed-out player: they lose by "
@@ -48,11 +50,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="transcripts, results and the host key (default: user data dir)")
     p.add_argument("--seed", type=int, default=None, help="seed the host's bots' choices")
-    p.add_argument("--max-tables", type=int, default=200,
+    p.add_argument("--max-tables", type=int_at_least(1), default=200,
                    help="tables the host keeps at most (default 200)")
-    p.add_argument("--max-connections", type=int, default=512,
+    p.add_argument("--max-connections", type=int_at_least(1), default=512,
                    help="connections served at once (default 512)")
-    p.add_argument("--max-per-address", type=int, default=16,
+    p.add_argument("--max-per-address", type=int_at_least(1), default=16,
                    help="connections from one address at once (default 16)")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
 

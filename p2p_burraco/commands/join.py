@@ -14,19 +14,21 @@ DEFAULT_PORT = 7777
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .argtypes import STRATEGIES, int_at_least, seconds
+
     p.add_argument("address", metavar="HOST[:PORT]", help=f"the host (port {DEFAULT_PORT} "
                    "unless given), as printed by `p2p-burraco host`")
     p.add_argument("--name", default=None, help="your name at the table (1-32 characters)")
     p.add_argument("--bot", action="store_true", help="play by itself; exit when the match ends")
-    p.add_argument("--strategy", default=None,
+    p.add_argument("--strategy", default=None, choices=STRATEGIES,
                    help="with --bot: the bot strategy (heuristic, greedy or random; "
                         "default heuristic)")
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
-    p.add_argument("--seat", type=int, default=None, help="seat number (default: the first free)")
+    p.add_argument("--seat", type=int_at_least(0), default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
                    help="where your identity, per-hand secrets and records live (default: "
                         "the user's data directory; a returning player gets the seat back)")
-    p.add_argument("--reconnect-for", type=float, default=600.0, metavar="SECONDS",
+    p.add_argument("--reconnect-for", type=seconds(), default=600.0, metavar="SECONDS",
                    help="how long to keep retrying an unreachable host (default 600)")
     p.add_argument("--seed", type=int, default=None,
                    help="with --bot: seed the bot's choices (not its secrets)")
@@ -133,19 +135,44 @@ def format_standings(standings: dict[str, Any]) -> str:
 
 
 def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
-    """The full-screen console as this seat's controller, on the asyncio reactor."""
-    from ..console import run_console_peer
+    """The full-screen console as this seat's controller, on the asyncio reactor. The host
+    is reached once before the screen opens, so an unreachable one is said plainly (address
+    and cause) with a non-zero exit, in a terminal or not."""
+    from ..console import model_from_args, run_console_peer
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor
+
+    unreachable = probe_host(host, port)
+    if unreachable is not None:
+        print(f"p2p-burraco join: {unreachable}", file=sys.stderr)
+        return 1
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise ValueError("join needs a terminal for its console (or --bot to let a bot play)")
+    model = model_from_args(args)
 
     def start(reactor: Any) -> Any:
         def connect(controller: Any) -> Any:
             return connect_peer(reactor, host, port, name, controller, key, args.home,
                                 **_options(args))
-        return run_console_peer(args, connect)
+        return run_console_peer(args, connect, model=model)
 
     rc, error = run_reactor(start, with_asyncio=True, stop_delay=0)
-    if error is not None:
+    error = error or model.failure
+    if error is not None:   # shown after the screen is restored
         print(f"p2p-burraco join: {error}", file=sys.stderr)
         return 1
     return rc if isinstance(rc, int) else 1
+
+
+def probe_host(host: str, port: int, timeout: float = 4.0) -> str | None:
+    """Open and close one TCP connection to the host: None when it answers, else one
+    sentence naming the address and the cause."""
+    import socket
+
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except socket.timeout:
+        return f"cannot reach the host at {host}:{port} (no answer within {timeout:.0f} s)"
+    except OSError as exc:
+        return f"cannot reach the host at {host}:{port} ({exc.strerror or type(exc).__name__})"
+    return None

@@ -15,18 +15,23 @@ HELP = "play against bots: a host on loopback, bots in the other seats, the cons
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count
+
+    p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules --list`)")
-    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the rule set's)")
-    p.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    p.add_argument("--players", type=seat_count, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--target", type=int_at_least(1), default=None,
+                   help="match target (default: the rule set's)")
+    p.add_argument("--hands", type=int_at_least(1), default=None,
+                   help="stop after this many hands")
     p.add_argument("--seed", type=int, default=None,
                    help="seed the bots' choices and the first dealer (the deal itself stays "
                         "fair-random unless --offline)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login)")
-    p.add_argument("--bot", dest="bot_kind", default="heuristic",
-                   help="bot strategy for the other seats (heuristic, greedy, random)")
-    p.add_argument("--port", type=int, default=0, help="loopback port of the host (0: any free)")
+    p.add_argument("--bot", "--strategy", dest="bot_kind", default="heuristic",
+                   choices=STRATEGIES, help="bot strategy for the other seats "
+                   "(heuristic, greedy, random)")
+    p.add_argument("--port", type=port, default=0, help="loopback port of the host (0: any free)")
     p.add_argument("--data-dir", default=None, help="where keys and hand records go")
     p.add_argument("--offline", action="store_true",
                    help="no network, no fair-deal cryptography: a plain seeded deal in-process")
@@ -51,7 +56,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
     if variant not in spec.presets:
         raise ValueError(f"unknown {args.game} variant {variant!r}; choose one of: "
                          f"{', '.join(spec.presets)}")
-    players = args.players or (4 if args.game == "burraco" else 2)
+    players = args.players if args.players is not None else (4 if args.game == "burraco" else 2)
     allowed = tuple(spec.seat_counts(spec.presets[variant]))
     if players not in allowed:
         raise ValueError(f"{args.game} {variant} is played by "

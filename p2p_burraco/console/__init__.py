@@ -65,6 +65,7 @@ async def run_console_peer(args: argparse.Namespace,
     with `disconnect()` (or `close()`) is told to leave. A returned object with
     `request_abandon()` (a `PeerNode`) becomes the model's `on_abandon` hook: the console's
     `abandon` command, once confirmed, signs the seat's abandonment through it (TABLE-9).
+    A connection that failed makes the exit code 1 (`model.failure` says why).
     """
     from .app import create_application
 
@@ -74,7 +75,8 @@ async def run_console_peer(args: argparse.Namespace,
 
     def failed(error: Any) -> None:
         text = getattr(error, "getErrorMessage", lambda: str(error))()
-        model.error = f"connection failed: {text}"
+        model.failure = text or type(error).__name__
+        model.error = f"connection failed: {model.failure}"
         model.status = "disconnected"
         model.link_alert = model.error if model.link_alert else None  # no more retrying
         model.log_line(model.error, "log.error")
@@ -121,4 +123,4 @@ async def run_console_peer(args: argparse.Namespace,
                 except Exception:  # noqa: BLE001, S110 — the link may already be gone
                     pass
                 break
-    return int(result or 0)
+    return 1 if model.failure is not None else int(result or 0)

@@ -113,10 +113,10 @@ def run_command(model: ConsoleModel, line: str) -> bool:
         if intent is not None:
             (model.stage if intent.mode == "stage" else model.act)(intent.text)
     except RuleViolation as exc:
-        model.error = format_violation(exc)
+        model.error = model.refusal(exc)
         return False
     except (ConsoleError, ValueError, LookupError) as exc:  # unreadable words, unknown cards
-        model.error = str(exc)
+        model.error = model.display_text(str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 — a bug must not close the person's table: show it, go on
         model.error = f"internal error ({type(exc).__name__}): {exc}"
@@ -140,11 +140,11 @@ def dry_run(model: ConsoleModel, line: str) -> tuple[bool, str] | None:
             return None
         model.try_step(intent.text)
     except RuleViolation as exc:
-        return False, format_violation(exc)
+        return False, model.refusal(exc)
     except (ConsoleError, ValueError, LookupError) as exc:
         if not line[-1].isspace():
             return None  # mid-word: wait for the card to be typed whole
-        return False, str(exc)
+        return False, model.display_text(str(exc))
     verb = "stages" if intent.mode == "stage" else "does"
     return True, f"✓ {model.display_text(intent.text)} — Enter {verb} it"
 
@@ -290,7 +290,7 @@ def _attach(model: ConsoleModel, args: list[str]) -> Intent:
     if last is not None:
         targets = ", ".join(f"#{n}" for n in presenter_for(model).attach_targets(model))
         raise ConsoleError(f"none of our melds ({targets}) takes {cards}; "
-                           f"the last one says: {format_violation(last)}")
+                           f"the last one says: {model.refusal(last)}")
     raise ConsoleError("your side has no meld to attach to yet")
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
+from .. import cardnames
 from ..games.cards import Card, NotationError, Suit
 
 LOG_LINES = 400
@@ -124,6 +125,16 @@ def sort_key(card: Card) -> tuple[int, int]:
     return (SUIT_ORDER.get(card.suit, 9), card.rank)
 
 
+def rank_key(card: Card) -> tuple[int, int]:
+    """The other hand order (`sort`): by rank, aces high, then suit; jokers last — sets
+    (tris) of a rank sit together."""
+    rank = 14 if card.rank == 1 else card.rank
+    return (rank if not card.is_joker else 99, SUIT_ORDER.get(card.suit, 9))
+
+
+SORTS: dict[str, Callable[[Card], tuple[int, int]]] = {"suit": sort_key, "rank": rank_key}
+
+
 def hand_positions(state: HandState, seat: Seat) -> list[Pos]:
     """The deck positions now in `seat`'s hand, from the engine's own location list."""
     place = f"hand:{seat}"
@@ -139,8 +150,14 @@ class ConsoleModel:
     """Root state of the console and the person's `SeatController`."""
 
     def __init__(self, name: str | None = None, *, game: str | None = None,
-                 target: int | None = None, variant: str | None = None) -> None:
+                 target: int | None = None, variant: str | None = None,
+                 lang: str | None = None) -> None:
         self.name = name or "you"
+        self.lang = lang if lang in ("it", "en") else "en"   # card names and help (--lang)
+        self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
+        self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
+        self._pile_seen: list[str] = []        # the discard pile at the last event (take)
+        self._hand_seen: set[Pos] = set()      # our hand's positions at the last event
         self.game = game                 # known before the first hand when `play` starts it
         self.variant = variant
         self.target = target
@@ -181,6 +198,14 @@ class ConsoleModel:
         self.fault: str | None = None          # the host is at fault (TABLE-10)
         self.confirming: str | None = None     # a question waiting for its answer
         self.abandoned = False
+        self.failure: str | None = None        # why the link to the table failed for good
+        self.bell = True                       # ring when our turn comes (`bell off`)
+        self.title_alert = True                # say so in the terminal's title (`title off`)
+        self._alerted = False
+        self.on_alert: Callable[[str], None] = lambda kind: None
+        """Set by the app: "turn" rings/retitles, "wait" puts the title back."""
+        self.lobby: list[dict[str, Any]] = []  # the table's seats before the deal (join)
+        self.log_scroll = 0                    # log lines scrolled back from the newest
         self._hand_open = False                # between hand_started and hand_ended
         self._log_count = 0                    # lines ever logged (the deque forgets)
         self._hand_mark = 0                    # _log_count when this hand started
@@ -222,7 +247,9 @@ class ConsoleModel:
             self.log_line(f"— hand {self.hand_no} starts (dealer: "
                           f"{self.seat_name(state.dealer)}) —", "log.hand")
         self._hand_open = True
+        self.fresh = set()
         self.refresh()
+        self._snapshot()
         self.invalidate()
 
     def _hand_number(self) -> int | None:
@@ -256,6 +283,8 @@ class ConsoleModel:
         else:
             self.refresh()
             self.message = "your turn: " + self.turn_hint()
+            self._turn_alert()
+        self._snapshot()
         self.invalidate()
 
     def rejected(self, state: HandState, seat: Seat, error: str) -> None:
@@ -264,6 +293,7 @@ class ConsoleModel:
         dropped = len(self.outbox)
         self.outbox.clear()
         self.in_flight = None
+        error = self.display_text(error)
         self.error = error if error.startswith("refused") else f"refused: {error}"
         self.log_line(self.error, "log.error")
         if dropped:
@@ -281,6 +311,9 @@ class ConsoleModel:
             names = event.get("names")
             if isinstance(names, list):
                 self.names = [str(n) for n in names]
+            seats = event.get("seats")
+            if isinstance(seats, list):
+                self.lobby = [dict(s) for s in seats if isinstance(s, dict)]
             if isinstance(event.get("you"), int):
                 self.seat = event["you"]
         elif kind == "progress":
@@ -301,7 +334,16 @@ class ConsoleModel:
             mine = seat == self.seat
             if mine:
                 self.in_flight = None  # the table applied our step to the replica
+                self.fresh = set(self._hand_positions()) - self._hand_seen
+            st = self.state
+            if self._alerted and (st is None or st.is_over or st.to_move != self.seat):
+                self._alerted = False          # our turn is over: the title goes back
+                self.on_alert("wait")
             self.progress = None
+            words = text.split()
+            if words[:1] == ["take"] and self._pile_seen:  # say what was picked up
+                taken = self._pile_seen[-1:] if words[1:2] == ["top"] else self._pile_seen
+                text += " ⇐ " + " ".join(taken)
             self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
                                  seat=seat if isinstance(seat, int) else None, action=text))
         elif kind == "standings":
@@ -329,7 +371,29 @@ class ConsoleModel:
         elif isinstance(event.get("text"), str):  # any other event that speaks for itself
             self.log_line(event["text"], "log.status")
         self.refresh()
+        self._snapshot()
         self.invalidate()
+
+    def _turn_alert(self) -> None:
+        """Our turn has come: ring the bell and retitle the terminal, once per turn (both
+        switchable: `bell off`, `title off`)."""
+        if not self._alerted:
+            self._alerted = True
+            self.on_alert("turn")
+
+    def _hand_positions(self) -> list[Pos]:
+        st = self.state
+        return [] if st is None or self.seat is None else hand_positions(st, self.seat)
+
+    def _snapshot(self) -> None:
+        """Remember the pile and our hand as the table holds them now: the next action is
+        told against them (what a `take` picked up, which card a draw brought)."""
+        st = self.state
+        refs = getattr(st, "pile_refs", None)
+        self._pile_seen = []
+        if st is not None and callable(refs):
+            self._pile_seen = [str(st.deck[c]) if c is not None else "?" for _, c in refs()]
+        self._hand_seen = set(self._hand_positions())
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
         """Show the score breakdown and the audit verdict; keep them until the next hand."""
@@ -622,8 +686,20 @@ class ConsoleModel:
             cid = st.card_at(pos)
             if cid is not None:
                 out.append((pos, st.deck[cid]))
-        out.sort(key=lambda pc: (sort_key(pc[1]), pc[0]))
+        key = SORTS.get(self.sort_by, sort_key)
+        out.sort(key=lambda pc: (key(pc[1]), pc[0]))
         return out
+
+    def toggle_sort(self) -> str:
+        """Sort the hand by suit or by rank (the other one from now); the cursor stays on
+        its card."""
+        card_pos = self.hand_cards()[self.cursor][0] if self.hand_cards() else None
+        self.sort_by = "rank" if self.sort_by == "suit" else "suit"
+        positions = [p for p, _ in self.hand_cards()]
+        if card_pos in positions:
+            self.cursor = positions.index(card_pos)
+        self.message = f"hand sorted by {self.sort_by}"
+        return self.sort_by
 
     def hidden_in_hand(self) -> int:
         """Cards in our (previewed) hand this replica cannot see yet — the pozzetto a staged
@@ -696,7 +772,7 @@ class ConsoleModel:
                     except RuleViolation as exc:
                         if queue is not self.staged and self.preview is not None:
                             return      # sent or queued: the table decides (see above)
-                        self.error = f"dropped '{step.text}': {format_violation(exc)}"
+                        self.error = f"dropped '{self.display_text(step.text)}': {self.refusal(exc)}"
                         break
                     kept.append(step)
                 if len(kept) != len(queue):
@@ -840,18 +916,31 @@ class ConsoleModel:
         return cards[index - 1][1]
 
     # ------------------------------------------------------------------ text helpers
+    def deck_style(self) -> str | None:
+        """The deck's display style (Briscola: napoletane, piacentine, french)."""
+        st = self.view_state
+        return getattr(getattr(st, "rules", None), "display", None)
+
+    def card_label(self, card: Card) -> str:
+        """A card as this console shows it everywhere (cardnames.card_label)."""
+        return cardnames.card_label(card, self.game, self.lang, self.deck_style())
+
+    def card_name(self, card: Card) -> str:
+        """A card's spoken name in the console's language (cardnames.card_name)."""
+        return cardnames.card_name(card, self.game, self.lang, self.deck_style())
+
     def display_text(self, text: str) -> str:
-        """Console words with card tokens shown with suit symbols (`meld 7♥ 8♥ 9♥`)."""
+        """Console words or an engine message with its card words shown as labels
+        (`meld 7♥ 8♥ 9♥`, `refused: 9 coppe is not in your hand`)."""
         st = self.view_state
         if st is None:
             return text
-        out = []
-        for tok in text.split():
-            try:
-                out.append(st.deck.parse(tok).display() if len(tok) <= 3 else tok)
-            except (NotationError, ValueError):
-                out.append(tok)
-        return " ".join(out)
+        return cardnames.name_cards(text, st.deck.parse, self.game, self.lang,
+                                    self.deck_style())
+
+    def refusal(self, exc: RuleViolation) -> str:
+        """A refusal as shown: the engine's words, cards named as on screen, the rule id."""
+        return self.display_text(format_violation(exc))
 
     def log_line(self, text: str, style: str = "") -> None:
         for part in text.splitlines() or [""]:

@@ -99,7 +99,8 @@ class Presenter:
     game = ""
 
     def card_label(self, model: ConsoleModel, card: Card) -> str:
-        return card.display()
+        """One naming for screen, help, log and errors (cardnames, via the model)."""
+        return model.card_label(card)
 
     def card(self, model: ConsoleModel, card: Card, wild: bool = False) -> Fragment:
         return (card_style(card, wild), self.card_label(model, card))
@@ -150,11 +151,7 @@ class Presenter:
 
     def action_label(self, model: ConsoleModel, action: str) -> str:
         """Console words as shown (hint line, log): card tokens with this game's labels."""
-        out = []
-        for tok in action.split():
-            card = self.card_of_text(model, tok) if len(tok) <= 3 else None
-            out.append(self.card_label(model, card) if card is not None else tok)
-        return " ".join(out)
+        return model.display_text(action)
 
     def hand_label(self, model: ConsoleModel) -> str:
         return f"your hand ({len(model.hand_cards())})"
@@ -179,14 +176,6 @@ class BriscolaPresenter(Presenter):
     """Trump, the trick on the table, cards left, points taken, the three cards in hand."""
 
     game = "briscola"
-
-    def card_label(self, model: ConsoleModel, card: Card) -> str:
-        from ..games.briscola.faces import card_label
-        st = model.view_state
-        style = getattr(getattr(st, "rules", None), "display", "napoletane")
-        if card.suit is not None and not card.suit.italian:
-            style = "french"
-        return card_label(card, style)
 
     def numbered_hand(self) -> bool:
         return True
