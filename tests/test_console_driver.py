@@ -110,6 +110,8 @@ class Driver(Keys):
     async def stop(self) -> int:
         if self.app.is_running:
             await self.press("c-q")
+        if self.app.is_running and self.model.confirming == "quit":
+            await self.press("c-q")   # mid-match, leaving asks first
         assert self.task is not None
         return await asyncio.wait_for(self.task, 5)
 

@@ -68,7 +68,14 @@ def child(game: str, players: int, data_dir: str, seed: int) -> int:
         summary.update(points=list(outcome.result.points), verdict=outcome.verdict,
                        seat=model.seat, log=[ln.text for ln in model.log][-8:],
                        mine=sum(1 for ln in model.log if ln.text.startswith("Ann: ")))
+        for _ in range(500):               # the match (one hand) ends: leaving asks nothing
+            if model.match_over:
+                break
+            await asyncio.sleep(0.01)
+        summary["asked"] = model.match_in_progress()
         await keys.press("c-q")
+        if model.confirming == "quit":     # mid-match, Ctrl-Q asks and a second one leaves
+            await keys.press("c-q")
 
     with create_pipe_input() as inp:
         result: dict[str, Any] = {}

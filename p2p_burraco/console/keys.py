@@ -63,15 +63,31 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
         @kb.add(key)
         def _run(event: KeyPressEvent, name: str = cmd.name) -> None:
             if name == "quit":
-                model.cancel_question()   # leaving needs no answer to a pending question
+                leave()
+                return
             if name == "help" and model.panel == "help" or name == "score" and model.panel == "score":
                 model.panel = None
             else:
                 run_command(model, name)
 
+    def leave() -> None:
+        """Ctrl-Q: ask (mid-match), and a second Ctrl-Q confirms."""
+        if model.confirming == "quit":
+            model.answer("yes")
+            return
+        model.cancel_question()   # another question (abandon?) gives way to leaving
+        run_command(model, "quit")
+
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        model.cancel_question()
-        run_command(model, "quit")
+        leave()
+
+    @kb.add("pageup")
+    def _log_back(event: KeyPressEvent) -> None:
+        model.scroll_log(5)
+
+    @kb.add("pagedown")
+    def _log_forward(event: KeyPressEvent) -> None:
+        model.scroll_log(-5)
 
     return kb

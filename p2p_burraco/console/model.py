@@ -51,6 +51,13 @@ ABANDON_QUESTION = ("Abandon the match? Your side loses it [TABLE-9]. Type aband
                     "(or yes); anything else cancels")
 """Asked by `abandon`; fits a 100-column banner."""
 ABANDON_CONFIRM = frozenset({"abandon", "abbandona", "yes", "y", "si", "sì"})
+QUIT_QUESTION = ("Leave mid-match? Your side loses the match by abandonment [TABLE-9]. "
+                 "Ctrl-Q again (or yes) leaves; anything else stays")
+"""Asked by quit (Ctrl-Q) while a match is on at a networked table: a confirmed quit signs
+`abandon`, so the others are told at once and nobody is blamed for a missing reveal."""
+QUIT_QUESTION_OFFLINE = ("Leave the table? The hand in progress ends here. Ctrl-Q again "
+                         "(or yes) leaves; anything else stays")
+QUIT_CONFIRM = frozenset({"quit", "esci", "exit", "yes", "y", "si", "sì"})
 ABANDON_OFFLINE = ("abandoning is not available offline (nobody is waiting for you here): "
                    "quit (Ctrl-Q) leaves the table")
 
@@ -206,6 +213,7 @@ class ConsoleModel:
         """Set by the app: "turn" rings/retitles, "wait" puts the title back."""
         self.lobby: list[dict[str, Any]] = []  # the table's seats before the deal (join)
         self.log_scroll = 0                    # log lines scrolled back from the newest
+        self.mouse = True                      # the wheel scrolls the log (`set mouse off`)
         self._hand_open = False                # between hand_started and hand_ended
         self._log_count = 0                    # lines ever logged (the deque forgets)
         self._hand_mark = 0                    # _log_count when this hand started
@@ -373,6 +381,37 @@ class ConsoleModel:
         self.refresh()
         self._snapshot()
         self.invalidate()
+
+    def scroll_log(self, rows: int) -> None:
+        """Scroll the log `rows` back (negative: forward); the screen clamps it."""
+        self.log_scroll = max(0, self.log_scroll + rows)
+        self.invalidate()
+
+    def set_option(self, name: str, value: str) -> str:
+        """`set bell|title|mouse on|off`, `set lang it|en`, `set sort suit|rank`: the
+        console's own switches (nothing here reaches the table). Returns what was set."""
+        switches = {"bell": "bell", "campanello": "bell", "title": "title_alert",
+                    "titolo": "title_alert", "mouse": "mouse"}
+        if name in switches:
+            if value not in ("on", "off", "si", "sì", "no"):
+                raise ConsoleError(f"set {name} takes on or off, not {value!r}")
+            setattr(self, switches[name], value in ("on", "si", "sì"))
+            text = f"{name} {'on' if value in ('on', 'si', 'sì') else 'off'}"
+        elif name in ("lang", "lingua"):
+            if value not in ("it", "en"):
+                raise ConsoleError(f"set lang takes it or en, not {value!r}")
+            self.lang = value
+            text = f"lang {value}"
+        elif name in ("sort", "ordina"):
+            if value not in ("suit", "rank", "seme", "valore"):
+                raise ConsoleError(f"set sort takes suit or rank, not {value!r}")
+            self.sort_by = "suit" if value in ("suit", "seme") else "rank"
+            text = f"sort {self.sort_by}"
+        else:
+            raise ConsoleError(f"nothing called {name!r} to set: bell, title, mouse, lang "
+                               "or sort")
+        self.message = "set: " + text
+        return text
 
     def _turn_alert(self) -> None:
         """Our turn has come: ring the bell and retitle the terminal, once per turn (both
@@ -543,6 +582,8 @@ class ConsoleModel:
             return "banner.fault", self.fault
         if self.confirming == "abandon":
             return "banner.confirm", ABANDON_QUESTION
+        if self.confirming == "quit":
+            return "banner.confirm", self.quit_question()
         if self.link_alert:
             return "banner.link", "⚠ " + self.link_alert + (
                 " — the clocks are paused" if self.clock_paused else "")
@@ -622,6 +663,13 @@ class ConsoleModel:
         True when it confirmed and the hook accepted."""
         question, self.confirming = self.confirming, None
         words = line.split()
+        if question == "quit":
+            if len(words) == 1 and words[0].lower() in QUIT_CONFIRM:
+                self._leave()
+                return True
+            self.error = None
+            self.message = "you stay at the table"
+            return False
         if question != "abandon":
             return False
         if len(words) != 1 or words[0].lower() not in ABANDON_CONFIRM:
@@ -1010,6 +1058,29 @@ class ConsoleModel:
         self.standings = st
 
     def quit(self) -> None:
+        """Leave the table: at once when nothing is at stake, else after a confirmation
+        (`quit_question`); a confirmed quit mid-match is an `abandon` (TABLE-9)."""
+        if self.match_in_progress():
+            self.confirming = "quit"
+            self.error = None
+            self.message = self.quit_question()
+            self.invalidate()
+            return
+        self._leave()
+
+    def match_in_progress(self) -> bool:
+        """A match we are part of is on (a hand dealt, the match not over, the link up)."""
+        return (self.hand_no > 0 and not self.match_over and not self.abandoned
+                and self.failure is None and self.fault is None
+                and self.status != "disconnected")
+
+    def quit_question(self) -> str:
+        return QUIT_QUESTION if self.on_abandon is not None else QUIT_QUESTION_OFFLINE
+
+    def _leave(self) -> None:
+        """Quit for good; mid-match at a networked table, sign `abandon` first."""
+        if self.match_in_progress() and self.on_abandon is not None:
+            self._abandon()
         self.quit_requested = True
         self.on_quit()
 

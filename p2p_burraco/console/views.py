@@ -62,16 +62,36 @@ def labelled(label: str, items: Iterable[Line], width: int, sep: str = "   ") ->
     return [clip(ln, width) for ln in out]
 
 
+CUT = "…"
+"""Ends a line that had to be cut: no text is lost without a mark."""
+
+
 def clip(line: Line, width: int) -> Line:
-    """Cut a line to `width` columns (the window never wraps our lines)."""
+    """Fit a line to `width` columns (the window never wraps our lines). Trailing blanks
+    are dropped first; a line still too long ends in "…"."""
+    if text_width(line) <= width:
+        return list(line)
+    trimmed = list(line)
+    while trimmed and not trimmed[-1][1].strip():
+        trimmed.pop()
+    if text_width(trimmed) <= width:
+        pad = width - text_width(trimmed)
+        return trimmed + ([(line[-1][0], " " * pad)] if pad and line else [])
     out: Line = []
-    left = width
-    for style, text in line:
+    left = max(0, width - 1)
+    for style, text in trimmed:
         if left <= 0:
             break
         out.append((style, text[:left]))
         left -= len(text[:left])
+    if width > 0:
+        out.append((out[-1][0] if out else "", CUT))
     return out
+
+
+def clip_text(text: str, width: int) -> str:
+    """Plain text fitted to `width` columns, "…" where it was cut."""
+    return text if len(text) <= width else text[:max(0, width - 1)] + CUT
 
 
 def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
@@ -89,7 +109,7 @@ def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
                 cur = indent + "  " + word
             else:
                 cur = f"{cur} {word}" if cur.strip() else cur + word
-        lines.append([(style, cur[:width])])
+        lines.append([(style, clip_text(cur, width))])
     return lines
 
 
