@@ -11,7 +11,7 @@ from typing import Any
 
 from ..games.cards import Card
 from .model import ConsoleModel
-from .views import Line, Presenter, card_style, clip, flow
+from .views import WIDE_SEATS, Line, Presenter, card_style, clip, flow
 
 BURRACO_MARK = {"pulito": "burraco pulito", "semipulito": "burraco semipulito",
                 "sporco": "burraco sporco"}
@@ -168,15 +168,25 @@ class BurracoPresenter(Presenter):
         order = list(dict.fromkeys(side_of))
         side_names = {s: "ABCDEF"[order.index(t)] for s, t in enumerate(side_of)}
         counts = v.get("hand_counts") or []
+        wide = width >= WIDE_SEATS
         out = [[("class:label", "seats")]]
         for seat in range(int(v.get("n_seats", len(counts)))):
             n = counts[seat] if seat < len(counts) else "?"
-            detail = f"{n:>2} cards"
-            if seat < len(side_of) and self.side_has_pozzetto(v, side_of[seat]):
-                detail += " · pozz ✓"
+            detail = f"{n:>2} cards" if wide else f"{n:>2}c"
+            face_down = self.face_down(v, seat)
+            if face_down:      # a pozzetto taken al volo, picked up at its next turn
+                detail += f" +{face_down}▼"
+            elif seat < len(side_of) and self.side_has_pozzetto(v, side_of[seat]):
+                detail += " pozz ✓" if wide else " pz✓"
             else:
-                detail += " · pozz –"
+                detail += " pozz –" if wide else " pz–"
             if seat == v.get("dealer"):
-                detail += " · D"
+                detail += " D"
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
         return out
+
+    @staticmethod
+    def face_down(view: dict[str, Any], seat: int) -> int:
+        """Cards of a pozzetto `seat` has claimed but not yet picked up (face down)."""
+        return sum(int(pz.get("size") or 0) for pz in view.get("pozzetti") or []
+                   if pz.get("taken_by") == seat and not pz.get("seen"))

@@ -328,7 +328,36 @@ def main_lines(model: ConsoleModel, width: int) -> list[Line]:
     if model.panel == "score":
         out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes)")]]
         return out + score_lines(model, width)
+    if model.state is None:
+        return lobby_lines(model, width)
     return presenter_for(model).table_lines(model, width)
+
+
+def lobby_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The waiting screen: the table, each seat with who sits there (name, person or bot,
+    key fingerprint) or "free", and what we wait for."""
+    info = model.lobby_table
+    head = "table " + " · ".join(str(info[k]) for k in ("id", "game", "variant")
+                                 if info.get(k)) if info else "table"
+    out: list[Line] = [clip([("class:label", head)], width)]
+    for entry in model.lobby:
+        seat = entry.get("seat")
+        name = entry.get("name")
+        if not name:
+            row: Line = [("class:dim", f" seat {seat}  free")]
+        else:
+            me = seat == model.seat
+            who = "bot" if entry.get("bot") else "person"
+            if not entry.get("connected"):
+                who += ", away"
+            key = entry.get("key")
+            row = [("class:seat.me" if me else "class:seat", f" seat {seat}  {name}"),
+                   ("class:dim", f"  ({'you, ' if me else ''}{who})"
+                                 + (f"  key {key}" if key else ""))]
+        out.append(clip(row, width))
+    out.append([])
+    out += wrap_text(model.waiting_text(), width, "class:dim")
+    return out
 
 
 def score_lines(model: ConsoleModel, width: int) -> list[Line]:

@@ -212,6 +212,7 @@ class ConsoleModel:
         self.on_alert: Callable[[str], None] = lambda kind: None
         """Set by the app: "turn" rings/retitles, "wait" puts the title back."""
         self.lobby: list[dict[str, Any]] = []  # the table's seats before the deal (join)
+        self.lobby_table: dict[str, Any] = {}  # its id, game, variant, players, status
         self.log_scroll = 0                    # log lines scrolled back from the newest
         self.mouse = True                      # the wheel scrolls the log (`set mouse off`)
         self._hand_open = False                # between hand_started and hand_ended
@@ -322,6 +323,8 @@ class ConsoleModel:
             seats = event.get("seats")
             if isinstance(seats, list):
                 self.lobby = [dict(s) for s in seats if isinstance(s, dict)]
+            if isinstance(event.get("table"), dict):
+                self.lobby_table = dict(event["table"])
             if isinstance(event.get("you"), int):
                 self.seat = event["you"]
         elif kind == "progress":
@@ -367,14 +370,14 @@ class ConsoleModel:
             text, style = self._on_table_line(text, str(event.get("style", "")))
             self.log_line(text, style)
         elif kind == "error":
-            self.error = str(event.get("text", event.get("message", "error")))
+            self.error = self.name_seats(str(event.get("text", event.get("message", "error"))))
             style = "log.error"
             if is_host_fault(self.error):
                 self.fault = self.error
                 style = "log.fault"
             self.log_line(self.error, style)
         elif kind == "void":
-            text = str(event.get("text", "the hand is void"))
+            text = self.name_seats(str(event.get("text", "the hand is void")))
             self.log_line(text if "TABLE-8" in text else text + " [TABLE-8]", "log.void")
         elif isinstance(event.get("text"), str):  # any other event that speaks for itself
             self.log_line(event["text"], "log.status")
@@ -412,6 +415,36 @@ class ConsoleModel:
                                "or sort")
         self.message = "set: " + text
         return text
+
+    def free_seats(self) -> list[int]:
+        """Seats of the table not taken yet (from the host's seat list)."""
+        return [int(s.get("seat") or 0) for s in self.lobby if not s.get("name")]
+
+    def waiting_text(self) -> str:
+        """Before the first deal: whom we wait for, never a bare '-'."""
+        if self.status in (None, "connecting…"):
+            return "connecting to the table…"
+        free = self.free_seats()
+        if free:
+            return (f"waiting for {len(free)} more player(s): seat(s) "
+                    f"{', '.join(map(str, free))} free")
+        if self.lobby:
+            return "everyone is seated: waiting for the deal"
+        return "waiting for the table"
+
+    def name_seats(self, text: str) -> str:
+        """`seat 2 back` → `Bob (seat 2) back`: names first, seat numbers only beside."""
+
+        def named(m: re.Match[str]) -> str:
+            seat = int(m.group(1))
+            name = self.names[seat] if 0 <= seat < len(self.names) else ""
+            if seat == self.seat:
+                return f"you (seat {seat})"
+            if not name or name == m.group(0):
+                return m.group(0)
+            return f"{name} (seat {seat})"
+
+        return _SEAT_RE.sub(named, text)
 
     def _turn_alert(self) -> None:
         """Our turn has come: ring the bell and retitle the terminal, once per turn (both
@@ -635,6 +668,7 @@ class ConsoleModel:
                 self.staged.clear()
                 self.message = f"your time ran out ({kind})" + (f" [{rule}]" if rule else "")
             return text, style or "log.timeout"
+        text = self.name_seats(text)
         if is_host_fault(text):
             self.fault = text
             return text, style or "log.fault"
@@ -789,7 +823,9 @@ class ConsoleModel:
                 return "the staged steps end the hand: send them (F7)"
             if self.state is not None and self.state.is_over:
                 return "hand over"
-            return f"waiting for {self.seat_name(self.state.to_move if self.state else None)}"
+            if self.state is None:
+                return self.waiting_text()
+            return f"waiting for {self.seat_name(self.state.to_move)}"
         return "you may " + ", ".join(kinds)
 
     # ------------------------------------------------------------------ staging
@@ -1085,6 +1121,8 @@ class ConsoleModel:
         self.on_quit()
 
 
+_SEAT_RE = re.compile(r"(?<![(\w])seat (\d+)\b(?! of)")
+"""A bare `seat N` in a table's log line (not one already beside a name, in brackets)."""
 _TIMEOUT_RE = re.compile(r"^seat (\d+) ran out of time \((\w+)\)$")
 
 

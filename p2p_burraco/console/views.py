@@ -113,6 +113,10 @@ def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
     return lines
 
 
+WIDE_SEATS = 34
+"""The seats panel's width from which seat rows use whole words (`11 cards`)."""
+
+
 class Presenter:
     """Game-independent parts; subclasses draw the table of their game."""
 
@@ -187,7 +191,9 @@ class Presenter:
         if seat == to_move:
             style += " class:seat.turn"
         side = side_names.get(seat, "")
-        return clip([(style, f"{mark}{name[:12]:<12}"), ("class:side", f" {side:<2}"),
+        room = 10 if width >= WIDE_SEATS else 8
+        shown = name if len(name) <= room else name[:room - 1] + "…"
+        return clip([(style, f"{mark}{shown:<{room}}"), ("class:side", f" {side:<2}"),
                      ("", detail)], width)
 
 
@@ -289,10 +295,12 @@ class BriscolaPresenter(Presenter):
         side_names = {s: "AB"[i] for i, side in enumerate(sides) for s in side}
         sizes = v.get("hand_sizes") or []
         out = [[("class:label", "seats")]]
+        wide = width >= WIDE_SEATS
         for seat in range(int(v.get("n_seats", len(sizes)))):
-            detail = f"{sizes[seat] if seat < len(sizes) else '?'} cards"
+            n = sizes[seat] if seat < len(sizes) else "?"
+            detail = f"{n} cards" if wide else f"{n}c"
             if seat == v.get("dealer"):
-                detail += " · dealer"
+                detail += " · dealer" if wide else " D"
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
         return out
 

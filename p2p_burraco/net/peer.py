@@ -40,6 +40,15 @@ def conn_ref(body: dict[str, Any]) -> int | None:
     return ref if isinstance(ref, int) else None
 
 
+def lobby_seat(seat: dict[str, Any]) -> dict[str, Any]:
+    """One seat of a table as the waiting screen shows it: who sits there (name, person or
+    bot, connected) and their key's fingerprint, so a player can tell who is who."""
+    identity = seat.get("identity")
+    return {"seat": seat.get("seat"), "name": seat.get("name"), "bot": bool(seat.get("bot")),
+            "connected": bool(seat.get("connected")),
+            "key": ident.fingerprint(identity) if isinstance(identity, bytes) and identity else None}
+
+
 class PeerError(Exception):
     """The peer cannot go on (refused by the host, host unreachable, match abandoned)."""
 
@@ -385,7 +394,11 @@ class PeerNode(ClientFactory):
     def seats_changed(self) -> None:
         seats = self.table_info.get("seats", [])
         names = [s.get("name") or f"seat {s.get('seat')}" for s in seats]
-        self.controller.notify({"type": "seats", "names": names, "you": self.seat})
+        info = self.table_info
+        self.controller.notify({"type": "seats", "names": names, "you": self.seat,
+                                "seats": [lobby_seat(s) for s in seats],
+                                "table": {k: info.get(k) for k in
+                                          ("id", "game", "variant", "players", "status")}})
 
     def match_end(self, body: dict[str, Any]) -> None:
         self.finished = True
