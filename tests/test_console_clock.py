@@ -301,6 +301,8 @@ def test_abandon_is_a_registered_command_with_italian_help() -> None:
     assert cmd is not None and cmd.name == "abandon" and lookup("abandon") is cmd
     assert cmd.games == ("burraco", "briscola") and not cmd.key
     text = "\n".join(help_lines("briscola"))
+    assert "abandon" in text and "abbandona" in text
+    text = "\n".join(help_lines("briscola", lang="it"))     # --lang it / set lang it
     assert "abandon" in text and "abbandona la partita" in text
     one = "\n".join(help_lines(None, "abbandona"))
     assert "TABLE-9" in one and "in italiano" in one and "abbandona" in one

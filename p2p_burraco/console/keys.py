@@ -83,11 +83,18 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
         leave()
 
     @kb.add("pageup")
-    def _log_back(event: KeyPressEvent) -> None:
-        model.scroll_log(5)
+    def _page_up(event: KeyPressEvent) -> None:
+        """The open panel (help, score) scrolls; else the log goes back."""
+        if model.panel is not None:
+            model.panel_scroll = max(0, model.panel_scroll - 8)
+        else:
+            model.scroll_log(5)
 
     @kb.add("pagedown")
-    def _log_forward(event: KeyPressEvent) -> None:
-        model.scroll_log(-5)
+    def _page_down(event: KeyPressEvent) -> None:
+        if model.panel is not None:
+            model.panel_scroll += 8
+        else:
+            model.scroll_log(-5)
 
     return kb

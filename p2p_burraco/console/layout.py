@@ -82,6 +82,7 @@ class LinesControl(UIControl):
         self.render = render
         self.bottom = bottom
         self.on_scroll = on_scroll
+        self.more_hint = ""
 
     def mouse_handler(self, mouse_event: MouseEvent) -> object:
         """The mouse wheel scrolls (the log); anything else is not ours."""
@@ -102,6 +103,10 @@ class LinesControl(UIControl):
         lines = self.render(width, height)
         if self.bottom and len(lines) > height:
             lines = lines[len(lines) - height:]
+        elif len(lines) > height > 0:      # never cut rows silently: say how many more
+            hidden = len(lines) - height + 1
+            lines = lines[:height - 1] + [[("class:hint.key", clip_text(
+                f"↓ {hidden} more line(s){self.more_hint}", width))]]
         fragments: list[StyleAndTextTuples] = [list(ln) for ln in lines]
         return UIContent(get_line=lambda i: fragments[i], line_count=len(fragments),
                          show_cursor=False)
@@ -299,6 +304,15 @@ def right_lines(model: ConsoleModel, width: int, height: int | None) -> list[Lin
     return head + log
 
 
+def panel_scrolled(model: ConsoleModel, lines: list[Line]) -> list[Line]:
+    """An open panel's lines from `model.panel_scroll` on (PgDn/PgUp move through it)."""
+    model.panel_scroll = max(0, min(model.panel_scroll, len(lines) - 1))
+    if model.panel_scroll:
+        return [[("class:hint.key", f"↑ {model.panel_scroll} line(s) above · PgUp")]] + \
+            lines[model.panel_scroll + 1:]
+    return lines
+
+
 def scroll_window(model: ConsoleModel, log: list[Line], room: int, width: int) -> list[Line]:
     """The `room` log rows shown: the newest, or `model.log_scroll` rows further back
     (PgUp/PgDn, the mouse wheel). A marker row says when older or newer lines are hidden."""
@@ -322,12 +336,13 @@ def scroll_window(model: ConsoleModel, log: list[Line], room: int, width: int) -
 def main_lines(model: ConsoleModel, width: int) -> list[Line]:
     """The table — or, while open, the help or score panel in its place."""
     if model.panel == "help":
-        text = model.help_text or help_lines(model.game)
-        out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes)")]]
-        return out + [ln for t in text for ln in wrap_text(t, width, "class:help")]
+        text = model.help_text or help_lines(model.game, lang=model.lang)
+        out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes · PgUp/PgDn)")]]
+        return out + panel_scrolled(model, [ln for t in text
+                                            for ln in wrap_text(t, width, "class:help")])
     if model.panel == "score":
-        out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes)")]]
-        return out + score_lines(model, width)
+        out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes · PgUp/PgDn)")]]
+        return out + panel_scrolled(model, score_lines(model, width))
     if model.state is None:
         return lobby_lines(model, width)
     return presenter_for(model).table_lines(model, width)
@@ -361,15 +376,23 @@ def lobby_lines(model: ConsoleModel, width: int) -> list[Line]:
 
 
 def score_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The score sheet: the match's standing, the running totals hand by hand, then every
+    hand's breakdown (melds, burraco bonuses by kind, pozzetto, closing, cards left), the
+    newest first, each with its audit verdict."""
     out: list[Line] = [[("class:label", "match")]]
     out += wrap_text(model.standings_text(), width)
-    if model.outcomes:
-        last = model.outcomes[-1]
-        out.append([("class:label", f"hand {last.number}: {last.result.reason}")])
-        for t in model.result_lines(last):
+    if not model.outcomes:
+        return out
+    out.append([("class:label", "running totals")])
+    for line in model.score_sheet():
+        out += wrap_text(line, width, "class:log.score")
+    for outcome in reversed(model.outcomes):
+        out.append([("class:label", clip_text(
+            f"hand {outcome.number}: {outcome.result.reason}", width))])
+        for t in model.result_lines(outcome):
             out += wrap_text(t, width, "class:log.score")
-        out += wrap_text(f"audit: {last.verdict}", width,
-                         "class:log.fair" if last.verdict == "fair" else "class:log.error")
+        out += wrap_text(f"audit: {outcome.verdict}", width,
+                         "class:log.fair" if outcome.verdict == "fair" else "class:log.error")
     return out
 
 
@@ -439,6 +462,7 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
     buffer = buffer or create_command_buffer(model)
 
     table = _window(lambda w, h: main_lines(model, w), height=Dimension(min=3, weight=1))
+    table.content.more_hint = " · PgDn"  # type: ignore[attr-defined]
     staging = ConditionalContainer(
         _window(lambda w, h: staging_lines(model, w), dont_extend_height=True),
         filter=pres_is_burraco)

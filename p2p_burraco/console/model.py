@@ -214,6 +214,7 @@ class ConsoleModel:
         self.lobby: list[dict[str, Any]] = []  # the table's seats before the deal (join)
         self.lobby_table: dict[str, Any] = {}  # its id, game, variant, players, status
         self.log_scroll = 0                    # log lines scrolled back from the newest
+        self.panel_scroll = 0                  # rows scrolled down in the help/score panel
         self.mouse = True                      # the wheel scrolls the log (`set mouse off`)
         self._hand_open = False                # between hand_started and hand_ended
         self._log_count = 0                    # lines ever logged (the deque forgets)
@@ -486,7 +487,7 @@ class ConsoleModel:
             self.log_line(f"{' + '.join(self.seat_name(s) for s in side)}: {pts:+d}", "log.score")
         self.log_line(f"audit: {verdict}", "log.fair" if verdict == "fair" else "log.error")
         self.message = f"hand over — audit: {verdict}  (F10 shows the score)"
-        self.panel = "score"  # the breakdown stays up until the person moves on
+        self.panel, self.panel_scroll = "score", 0  # the breakdown stays up until the person moves on
         self.refresh()
         self.invalidate()
 
@@ -1043,6 +1044,25 @@ class ConsoleModel:
             for ln in breakdown:
                 lines.append(f"   {ln.label:<28} {ln.points:+5d}")
         return lines
+
+    def score_sheet(self) -> list[str]:
+        """One line per hand played: each side's points and its running total
+        (`h2  A +120 = 710 · B -35 = 85`)."""
+        running: dict[tuple[int, ...], int] = {}
+        letters: dict[tuple[int, ...], str] = {}
+        lines = []
+        for outcome in self.outcomes:
+            res = outcome.result
+            parts = []
+            for side, pts in zip(res.sides, res.points):
+                key = tuple(side)
+                letters.setdefault(key, self.side_letter(len(letters)))
+                running[key] = running.get(key, 0) + pts
+                parts.append(f"{letters[key]} {pts:+d} = {running[key]}")
+            lines.append(f"h{outcome.number:<3} " + " · ".join(parts))
+        legend = " · ".join(f"{letter} {'+'.join(self.seat_name(s) for s in side)}"
+                            for side, letter in letters.items())
+        return lines + [legend]
 
     def totals(self) -> tuple[list[list[int]], list[int]]:
         """Sides and match totals (from the table's standings, or summed here)."""
