@@ -51,6 +51,23 @@ def model_from_args(args: argparse.Namespace) -> ConsoleModel:
                         variant=getattr(args, "variant", None))
 
 
+ABANDON_SETTLE_S = 3.0
+"""How long a confirmed quit mid-match waits for the signed `abandon` to reach the host and
+the match to end, before the link is closed anyway."""
+
+
+async def settle_abandon(handle: Any, limit: float = ABANDON_SETTLE_S) -> None:
+    """After `abandon` is signed: wait (a little) until the peer's `done` fires, so the
+    statement leaves before we hang up and the others see an abandonment, not a fault."""
+    done = getattr(handle, "done", None)
+    if done is None or not hasattr(done, "called"):
+        return
+    loop = asyncio.get_running_loop()
+    until = loop.time() + limit
+    while not done.called and loop.time() < until:
+        await asyncio.sleep(0.05)
+
+
 async def run_console_peer(args: argparse.Namespace,
                            connect: Callable[[SeatController], Any],
                            *, model: ConsoleModel | None = None,
@@ -114,6 +131,8 @@ async def run_console_peer(args: argparse.Namespace,
             asyncio.get_running_loop().call_soon(start)
 
         result = await app.run_async(pre_run=pre_run)
+        if model.abandoned:
+            await settle_abandon(handle)
     finally:
         for name in ("disconnect", "close"):
             fn = getattr(handle, name, None)
