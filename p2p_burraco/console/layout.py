@@ -253,6 +253,8 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
         label = [("class:progress", progress)]
     if model.fresh & {pos for pos, _ in cards}:
         label.append(("class:card.fresh", " · ✦ just drawn"))
+    heads = flow([[(style, part)] for style, text in label
+                  for part in text.split(" · ") if part], width, sep=" · ")
     items: list[Line] = []
     for i, (pos, card) in enumerate(cards):
         style, text = pres.card(model, card)
@@ -265,7 +267,7 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
             item = [("class:card.fresh", f"✦{i + 1}:")]
         items.append(item + [(style, text)])
     body = flow(items, width, sep="  ") if items else [[("class:dim", "(no cards)")]]
-    return [clip(label, width)] + body
+    return heads + body
 
 
 def staging_lines(model: ConsoleModel, width: int) -> list[Line]:

@@ -31,14 +31,37 @@ def text_width(line: Line) -> int:
     return sum(len(t) for _, t in line)
 
 
+def split_wide(item: Line, width: int) -> list[Line]:
+    """An item wider than a line, broken between its fragments (a meld between two cards)
+    into pieces that fit; a single fragment too wide is clipped (and marked)."""
+    pieces: list[Line] = []
+    cur: Line = []
+    for frag in item:
+        if cur and text_width(cur) + len(frag[1]) > width:
+            pieces.append(cur)
+            cur = [(frag[0], frag[1].lstrip())] if frag[1].strip() else []
+            continue
+        cur.append(frag)
+    if cur:
+        pieces.append(cur)
+    return [clip(p, width) for p in pieces]
+
+
 def flow(items: Iterable[Line], width: int, sep: str = "  ") -> list[Line]:
     """Pack items (each a short line) onto lines of at most `width` columns, never splitting
-    an item unless it alone is wider than a line."""
+    an item unless it alone is wider than a line (then it breaks between fragments)."""
     lines: list[Line] = []
     cur: Line = []
     used = 0
     for item in items:
         w = text_width(item)
+        if w > width:
+            if cur:
+                lines.append(cur)
+            pieces = split_wide(item, width)
+            lines += pieces[:-1]
+            cur, used = list(pieces[-1]), text_width(pieces[-1])
+            continue
         if cur and used + len(sep) + w > width:
             lines.append(cur)
             cur, used = [], 0
