@@ -94,11 +94,11 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
                          hands=args.hands or 1_000, seed=seed, target=args.target)
     rng = random.Random(seed)
     model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
-                                  target=args.target)
+                                  target=args.target, lang=getattr(args, "lang", None))
     bots = [BotController(make_strategy(args.game, args.bot_kind,
                                         random.Random(rng.getrandbits(64))))
             for _ in range(args.players - 1)]
-    names = [args.name] + [f"bot {i}" for i in range(1, args.players)]
+    names = [args.name] + [f"{args.bot_kind} bot {i}" for i in range(1, args.players)]
     loop = asyncio.get_running_loop()
 
     def next_hand_later(fn: Any) -> None:  # a moment to read the score breakdown

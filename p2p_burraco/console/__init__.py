@@ -48,7 +48,8 @@ def model_from_args(args: argparse.Namespace) -> ConsoleModel:
     simply unknown until the table tells us)."""
     return ConsoleModel(getattr(args, "name", None), game=getattr(args, "game", None),
                         target=getattr(args, "target", None),
-                        variant=getattr(args, "variant", None))
+                        variant=getattr(args, "variant", None),
+                        lang=getattr(args, "lang", None))
 
 
 ABANDON_SETTLE_S = 3.0
