@@ -116,6 +116,9 @@ async def run_console_peer(args: argparse.Namespace,
         abandon = getattr(handle, "request_abandon", None)
         if callable(abandon) and model.on_abandon is None:
             model.on_abandon = abandon
+        say = getattr(handle, "say", None)
+        if callable(say) and model.on_say is None:
+            model.on_say = say           # the `say` command: a signed chat line
         waitable = getattr(handle, "done", handle)
         if hasattr(waitable, "addCallbacks"):
             waitable.addCallbacks(finished, failed)

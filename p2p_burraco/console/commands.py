@@ -460,6 +460,16 @@ def _set(model: ConsoleModel, args: list[str]) -> None:
     model.set_option(args[0].lower(), args[1].lower())
 
 
+@command("say", aliases=("scrivi", "chat"), args="TEXT",
+         help="a chat line to everyone at the table (signed; up to 200 characters)",
+         help_it="un messaggio a tutto il tavolo (firmato; fino a 200 caratteri)",
+         examples=("say good luck!", "scrivi bella mano"))
+def _say(model: ConsoleModel, args: list[str]) -> None:
+    if not args:
+        raise ConsoleError("say what? e.g. say good luck!")
+    model.say(" ".join(args))
+
+
 @command("quit", aliases=("esci", "exit"),
          help="leave the table (mid-match it asks first: leaving then abandons the match)",
          key="C-q", help_it="lascia il tavolo (a partita in corso chiede conferma)",

@@ -222,6 +222,8 @@ class ConsoleModel:
         # links to the screen and the app (set by create_application / run_console_peer)
         self.invalidate: Callable[[], None] = lambda: None
         self.on_quit: Callable[[], None] = lambda: None
+        self.on_say: Callable[[str], bool] | None = None
+        """Set by whoever connects the peer: send a signed chat line (None offline)."""
         self.on_abandon: Callable[[], bool | None] | None = None
         """Set by whoever connects the peer (`run_console_peer`): sign `abandon` (TABLE-9);
         False when there is no match to abandon. None offline: abandoning is not offered."""
@@ -358,6 +360,10 @@ class ConsoleModel:
                 text += " ⇐ " + " ".join(taken)
             self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
                                  seat=seat if isinstance(seat, int) else None, action=text))
+        elif kind == "chat":
+            seat = event.get("seat")
+            who = self.seat_name(seat) if isinstance(seat, int) else str(event.get("name"))
+            self._append(LogLine(f"💬 {who}: {event.get('text', '')}", "log.chat"))
         elif kind == "standings":
             self.standings = {k: v for k, v in event.items() if k != "type"}
             if isinstance(self.standings.get("target"), int):
@@ -385,6 +391,20 @@ class ConsoleModel:
         self.refresh()
         self._snapshot()
         self.invalidate()
+
+    def say(self, text: str) -> None:
+        """`say …`: a chat line to everyone at the table, signed by our key; it shows in
+        every seat's log when the host relays it back (our copy included)."""
+        if self.on_say is None:
+            raise ConsoleError("chat needs a networked table: offline nobody reads it")
+        try:
+            sent = self.on_say(text)
+        except ValueError as exc:          # empty, too long, not printable
+            raise ConsoleError(f"not sent: {exc}") from None
+        if not sent:
+            raise ConsoleError("not sent: you sit at no table yet")
+        self.error = None
+        self.message = "said (it shows in the log when the table has it)"
 
     def scroll_log(self, rows: int) -> None:
         """Scroll the log `rows` back (negative: forward); the screen clamps it."""

@@ -222,6 +222,8 @@ class PeerNode(ClientFactory):
         self._resync_batch: list[dict[str, Any]] | None = None
         self._resync_marker = -1
         self._resync_seq = -1
+        self._say_n = -1                  # the counter of our last chat line (`say`)
+        self._heard: dict[tuple[str, int], int] = {}   # (table, seat) → last line shown
         self._resync_refused = False
         self._pings = 0
 
@@ -369,6 +371,8 @@ class PeerNode(ClientFactory):
             self.controller.notify({"type": "tables", "tables": b["tables"]})
         elif t == "left":
             self.table = self.seat = None
+        elif t == "said":
+            self.said(b)
         elif t == "seat_status":
             state = "back" if b["connected"] else \
                 f"dropped ({(b['grace_ms'] or 0) // 1000} s grace)"
@@ -557,6 +561,36 @@ class PeerNode(ClientFactory):
     def _next_ping(self) -> int:
         self._pings += 1
         return self._pings
+
+    def say(self, text: str) -> bool:
+        """Send a chat line to the table, signed with our identity key (ValueError when the
+        line is empty, too long or not printable). False when we sit at no table."""
+        line = wire.valid_say(text)
+        if self.table is None or self.seat is None or self.conn is None:
+            return False
+        # above the last, and above any line an earlier run of this identity sent (a clock)
+        self._say_n = max(self._say_n + 1, int(self.reactor.seconds() * 1000))
+        sig = self.identity.sign(wire.say_message(self.table, self.seat, self._say_n, line))
+        self.conn.send("say", {"table": self.table, "n": self._say_n, "text": line, "sig": sig})
+        return True
+
+    def said(self, body: dict[str, Any]) -> None:
+        """A chat line relayed by the host: shown only if the seat's own key signed it (the
+        key the table info binds to that seat), so the host cannot put words in a mouth."""
+        seats = {s.get("seat"): s for s in self.table_info.get("seats", [])}
+        key = seats.get(body["seat"], {}).get("identity")
+        signed = wire.say_message(body["table"], body["seat"], body["n"], body["text"])
+        if body["table"] != self.table or not isinstance(key, bytes) \
+                or not ident.verify(key, body["sig"], signed):
+            self.controller.notify({"type": "log", "style": "log.error",
+                                    "text": f"a chat line for seat {body['seat']} without "
+                                            "that seat's signature was dropped"})
+            return
+        if body["n"] <= self._heard.get((body["table"], body["seat"]), -1):
+            return                       # a line shown already: a replay adds nothing
+        self._heard[(body["table"], body["seat"])] = body["n"]
+        self.controller.notify({"type": "chat", "seat": body["seat"], "name": body["name"],
+                                "text": body["text"]})
 
     def request_abandon(self, reason: str = "abbandona") -> bool:
         """The person abandons the match (TABLE-9): the seat signs `abandon` at the first
