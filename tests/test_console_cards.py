@@ -73,9 +73,14 @@ def test_set_switches_and_refusals() -> None:
     for line, attr, value in (("set bell off", "bell", False), ("set title off",
                               "title_alert", False), ("set mouse off", "mouse", False),
                               ("set lang it", "lang", "it"), ("set sort rank", "sort_by",
-                              "rank"), ("imposta campanello on", "bell", True)):
+                              "rank"), ("imposta campanello on", "bell", True),
+                              ("set panel off", "side_panel", False)):
         assert run_command(model, line), model.error
         assert getattr(model, attr) == value
+    folded = render_screen(model, 80, 24)            # the table takes the whole width
+    assert not any("│" in r[40:] and "seats" in r for r in folded)
+    assert any(r.startswith("discard pile") for r in folded)
+    assert run_command(model, "set panel on") and "seats" in "\n".join(render_screen(model))
     for line, error in (("set bell loud", "set bell takes on or off, not 'loud'"),
                         ("set colour red", "nothing called 'colour' to set"),
                         ("set lang fr", "set lang takes it or en, not 'fr'"),

@@ -447,13 +447,16 @@ def _sort(model: ConsoleModel, args: list[str]) -> None:
 
 @command("set", aliases=("imposta",), args="WHAT on|off",
          help="console switches: bell, title (your turn), mouse (wheel scrolls the log), "
+              "panel (the seats-and-log column: off gives the table the whole width), "
               "lang it|en, sort suit|rank",
-         complete=lambda m, typed: ["bell", "title", "mouse", "lang", "sort"] if not typed
+         complete=lambda m, typed: ["bell", "title", "mouse", "panel", "lang", "sort"]
+         if not typed
          else (["it", "en"] if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
                else ["on", "off"]),
-         help_it="interruttori: campanello, titolo, mouse, lingua it|en, ordina seme|valore",
-         examples=("set bell off", "set title on", "set mouse off", "set lang it",
-                   "set sort rank"))
+         help_it="interruttori: campanello, titolo, mouse, pannello, lingua it|en, "
+                 "ordina seme|valore",
+         examples=("set bell off", "set title on", "set mouse off", "set panel off",
+                   "set lang it", "set sort rank"))
 def _set(model: ConsoleModel, args: list[str]) -> None:
     if len(args) != 2:
         raise ConsoleError("set takes two words, e.g. set bell off")

@@ -474,7 +474,9 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
     right = Window(LinesControl(lambda w, h: right_lines(model, w, h),
                                 on_scroll=model.scroll_log),
                    width=lambda: right_width(terminal_size()[0]), wrap_lines=False)
-    body = VSplit([left, Window(width=1, char="│", style="class:rule"), right])
+    side = Condition(lambda: model.side_panel)       # `set panel off` folds it away
+    body = VSplit([left, ConditionalContainer(
+        VSplit([Window(width=1, char="│", style="class:rule"), right]), filter=side)])
     prompt = VSplit([
         Window(FormattedTextControl([("class:prompt", "> ")]), width=2, dont_extend_width=True),
         Window(BufferControl(buffer=buffer), height=1),

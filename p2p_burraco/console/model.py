@@ -215,6 +215,7 @@ class ConsoleModel:
         self.lobby_table: dict[str, Any] = {}  # its id, game, variant, players, status
         self.log_scroll = 0                    # log lines scrolled back from the newest
         self.panel_scroll = 0                  # rows scrolled down in the help/score panel
+        self.side_panel = True                 # the seats-and-log column (`set panel off`)
         self.mouse = True                      # the wheel scrolls the log (`set mouse off`)
         self._hand_open = False                # between hand_started and hand_ended
         self._log_count = 0                    # lines ever logged (the deque forgets)
@@ -415,7 +416,8 @@ class ConsoleModel:
         """`set bell|title|mouse on|off`, `set lang it|en`, `set sort suit|rank`: the
         console's own switches (nothing here reaches the table). Returns what was set."""
         switches = {"bell": "bell", "campanello": "bell", "title": "title_alert",
-                    "titolo": "title_alert", "mouse": "mouse"}
+                    "titolo": "title_alert", "mouse": "mouse", "panel": "side_panel",
+                    "pannello": "side_panel"}
         if name in switches:
             if value not in ("on", "off", "si", "sì", "no"):
                 raise ConsoleError(f"set {name} takes on or off, not {value!r}")
@@ -432,8 +434,8 @@ class ConsoleModel:
             self.sort_by = "suit" if value in ("suit", "seme") else "rank"
             text = f"sort {self.sort_by}"
         else:
-            raise ConsoleError(f"nothing called {name!r} to set: bell, title, mouse, lang "
-                               "or sort")
+            raise ConsoleError(f"nothing called {name!r} to set: bell, title, mouse, "
+                               "panel, lang or sort")
         self.message = "set: " + text
         return text
 
