@@ -97,16 +97,16 @@ def typing_help(game: str | None, lang: str | None = "en") -> list[str]:
     """How to type cards, for `help`: the notation, the joker and the pinella, numbers."""
     if _lang(lang) == "it":
         if game == "briscola":
-            return ["Carte: il numero accanto alla carta (gioca 2), oppure la carta come si "
+            return [("Carte: il numero accanto alla carta (gioca 2), oppure la carta come si "
                     "vede (gioca 9 coppe, gioca A denari) o in breve: 1d = Asso di denari, "
-                    "8c/9c/10c = Fante/Cavallo/Re di coppe, 3b, 7s."]
-        return ["Carte: il numero accanto alla carta (scarta 5, cala 1 2 3), oppure: 7h 7♥ "
+                    "8c/9c/10c = Fante/Cavallo/Re di coppe, 3b, 7s.")]
+        return [("Carte: il numero accanto alla carta (scarta 5, cala 1 2 3), oppure: 7h 7♥ "
                 "7cu = 7 di cuori, 10s, Qd, Kc, Af. Jolly: JK (o jolly, joker, *). "
-                "Pinella: è il suo 2 (2h, 2s); fa da matta dove serve."]
+                "Pinella: è il suo 2 (2h, 2s); fa da matta dove serve.")]
     if game == "briscola":
-        return ["Cards: the number beside the card (play 2), or the card as shown (play 9 "
+        return [("Cards: the number beside the card (play 2), or the card as shown (play 9 "
                 "coppe, play A denari), or short: 1d = Asso di denari, 8c/9c/10c = "
-                "Fante/Cavallo/Re di coppe, 3b, 7s."]
-    return ["Cards: the number beside the card (discard 5, meld 1 2 3), or its name: 7h 7♥ "
+                "Fante/Cavallo/Re di coppe, 3b, 7s.")]
+    return [("Cards: the number beside the card (discard 5, meld 1 2 3), or its name: 7h 7♥ "
             "= 7 of hearts, 10s, Qd, Kc, Ac. Joker: JK (or jolly, joker, *). A pinella is "
-            "just its 2 (2h, 2s): it stands in as wild where it has to."]
+            "just its 2 (2h, 2s): it stands in as wild where it has to.")]

@@ -81,8 +81,8 @@ def test_verify_of_a_file_that_is_no_record_says_so_plainly(
     junk.write_text("some-machine\n")
     assert main(["verify", str(junk)]) == 3
     out = capsys.readouterr().out.strip().splitlines()
-    assert out == [f"{junk}: not a recorded hand or match: it holds something else (a "
-                   "recorded hand is a hand-NNN.p2pb file)."]
+    assert out == [(f"{junk}: not a recorded hand or match: it holds something else (a "
+                    "recorded hand is a hand-NNN.p2pb file).")]
     assert not any(word in out[0] for word in ("msgpack", "transcript", "v1"))
 
 
@@ -122,7 +122,8 @@ def test_the_installed_command_refuses_in_one_sentence_fast() -> None:
     """The real process: exit 2, one sentence on stderr, no traceback, well under 5 s."""
     start = time.monotonic()
     proc = subprocess.run([sys.executable, "-m", "p2p_burraco", "play", "--strategy", "nosuch"],
-                          capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL)
+                          capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL,
+                          check=False)
     assert time.monotonic() - start < 5
     assert proc.returncode == 2 and proc.stdout == ""
     assert "invalid choice: 'nosuch'" in one_sentence(proc.stderr)

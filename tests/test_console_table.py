@@ -5,12 +5,9 @@ a title on our turn, and one way of naming cards everywhere."""
 
 from __future__ import annotations
 
-import random
-
 from test_console_driver import Driver, SizedOutput, local_table, render_screen, run_driven
 from test_console_layout import play_our_turns
 
-from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.commands import help_lines, run_command
 from p2p_burraco.console.layout import COMPACT_RIGHT, RIGHT_WIDTH, score_lines
 from p2p_burraco.console.model import ConsoleModel

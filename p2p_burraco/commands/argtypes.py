@@ -7,6 +7,7 @@ Light on purpose (no game engine, no Twisted): `p2p-burraco rules` and `--help` 
 from __future__ import annotations
 
 import argparse
+import math
 from collections.abc import Callable
 
 GAMES: tuple[str, ...] = ("burraco", "briscola")
@@ -40,7 +41,7 @@ def seconds(positive: bool = False) -> Callable[[str], float]:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-        if value != value or value in (float("inf"), float("-inf")):
+        if not math.isfinite(value):
             raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
         if value < 0 or positive and value == 0:
             need = "more than 0" if positive else "0 or more"
@@ -85,7 +86,7 @@ def strategy_list(text: str) -> str:
     return ",".join(names)
 
 
-def add_lang(p: argparse.ArgumentParser, default: str | None = argparse.SUPPRESS) -> None:  # type: ignore[assignment]
+def add_lang(p: argparse.ArgumentParser, default: str | None = argparse.SUPPRESS) -> None:
     """`--lang it|en`: the language of card names and help (default: the locale's)."""
     p.add_argument("--lang", choices=("it", "en"), default=default,
                    help="language of card names and help: it or en (default: from the locale)")

@@ -171,7 +171,7 @@ def probe_host(host: str, port: int, timeout: float = 4.0) -> str | None:
 
     try:
         socket.create_connection((host, port), timeout=timeout).close()
-    except socket.timeout:
+    except TimeoutError:
         return f"cannot reach the host at {host}:{port} (no answer within {timeout:.0f} s)"
     except OSError as exc:
         return f"cannot reach the host at {host}:{port} ({exc.strerror or type(exc).__name__})"

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..games.base import RuleViolation
 from ..games.cards import Card, NotationError
-from .model import ConsoleError, ConsoleModel, cards_text, format_violation
+from .model import ConsoleError, ConsoleModel, cards_text
 
 BOTH = ("burraco", "briscola")
 

@@ -448,9 +448,9 @@ def text_of(line: Line) -> str:
 def too_small_lines(width: int, height: int | None) -> list[Line]:
     """Shown instead of the table below MIN_COLUMNS×MIN_ROWS, until the terminal grows."""
     columns, rows = terminal_size()
-    lines = [f"The terminal is {columns}×{rows}: the table needs at least "
-             f"{MIN_COLUMNS}×{MIN_ROWS}.", "Make the window larger; the game goes on "
-             "meanwhile and comes back as soon as it fits.", "(Ctrl-Q leaves.)"]
+    lines = [(f"The terminal is {columns}×{rows}: the table needs at least "
+             f"{MIN_COLUMNS}×{MIN_ROWS}."), ("Make the window larger; the game goes on "
+             "meanwhile and comes back as soon as it fits."), "(Ctrl-Q leaves.)"]
     return [ln for t in lines for ln in wrap_text(t, width, "class:error")]
 
 

@@ -24,9 +24,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import cardnames
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
-from .. import cardnames
 from ..games.cards import Card, NotationError, Suit
 
 LOG_LINES = 400
