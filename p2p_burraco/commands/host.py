@@ -95,7 +95,8 @@ def lan_addresses() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bots.controller import LazyBotController, bot_factory
+    from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
+    from ..table.match_record import host_hook
     from ..net.discovery import SERVICE_TYPE, announce_host, is_loopback
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
@@ -131,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
     key = load_or_create_identity(Path(data_dir) / "host")
 
     def start(reactor: Any) -> Any:
+        cfg.on_match_end = host_hook(reactor.callInThread, data_dir,
+                                     args.strategy or DEFAULT_STRATEGY)
         node = start_host(reactor, cfg, identity=key,
                           bot_controller=lambda: LazyBotController(factory))
         host, port = node.address()

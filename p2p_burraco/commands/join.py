@@ -156,7 +156,16 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
         print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
         return 1
     print(f"{name}: match over: {format_standings(standings)}")
+    _remember(args, name)
     return 0
+
+
+def _remember(args: argparse.Namespace, name: str) -> None:
+    """Index this identity's finished matches into the history (HIST-1)."""
+    from ..net.identity import default_data_dir
+    from ..table.match_record import record_peer
+
+    record_peer(args.data_dir or default_data_dir(), args.home, name)
 
 
 def format_standings(standings: dict[str, Any]) -> str:
@@ -178,6 +187,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
         return run_console_peer(args, connect)
 
     rc, error = run_reactor(start, with_asyncio=True, stop_delay=0)
+    _remember(args, name)
     if error is not None:
         print(f"p2p-burraco join: {error}", file=sys.stderr)
         return 1
