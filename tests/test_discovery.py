@@ -18,7 +18,6 @@ import pytest
 
 from p2p_burraco.net.discovery import (
     AdError,
-    TableAd,
     _resolve,
     ad_properties,
     advertised_table,
@@ -136,12 +135,13 @@ def test_disc_1_the_host_advertises_its_waiting_table(tmp_path: Path) -> None:
 def test_disc_3_a_host_whose_key_is_not_the_advertised_one_is_refused(tmp_path: Path) -> None:
     """DISC-3: the peer checks the handshake's host key against the advertised fingerprint
     and stops, naming both, before it sits down."""
+    import random
+
+    from p2p_burraco.bots import make_strategy
     from p2p_burraco.net.host import HostConfig, HostNode
     from p2p_burraco.net.loopback import Loopback, LoopbackConnector
     from p2p_burraco.net.peer import PeerConfig, PeerNode
     from p2p_burraco.table.inprocess import BotController
-    from p2p_burraco.bots import make_strategy
-    import random
 
     net = Loopback()
     host = HostNode(net.clock, HostConfig(data_dir=tmp_path, game="briscola", players=2))
@@ -164,7 +164,8 @@ def test_disc_3_a_host_whose_key_is_not_the_advertised_one_is_refused(tmp_path: 
 # --------------------------------------------------------------------------- two namespaces
 
 def _ip(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=10)
+    return subprocess.run(["ip", *args], capture_output=True, text=True, timeout=10,
+                          check=False)
 
 
 def _namespaces_or_skip() -> tuple[str, str, str, str]:
@@ -227,7 +228,7 @@ def test_disc_1_join_with_no_address_finds_the_host_in_another_namespace(
         join = subprocess.run(
             ["ip", "netns", "exec", b, *exe, "join", "--bot", "--browse-for", "8",
              "--data-dir", str(tmp_path / "peer")],
-            capture_output=True, text=True, timeout=60)
+            capture_output=True, text=True, timeout=60, check=False)
         assert join.returncode == 0, join.stdout + join.stderr
         found, over = join.stdout.splitlines()[:2]
         assert f"{addr_a}:" in found and "table t1: briscola standard" in found

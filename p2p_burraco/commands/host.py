@@ -96,11 +96,11 @@ def lan_addresses() -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
-    from ..table.match_record import host_hook
     from ..net.discovery import SERVICE_TYPE, announce_host, is_loopback
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
+    from ..table.match_record import host_hook
 
     configure_logging(args.verbose)
     if args.bots < 0:

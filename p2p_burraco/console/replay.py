@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import StyleAndTextTuples
 from prompt_toolkit.input import Input
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
@@ -67,13 +68,13 @@ class Viewer:
         """What the screen shows: (style, line) pairs."""
         r = self.current
         out: list[tuple[str, str]] = [
-            ("bold", f"match {r.match_id[:12]} — hand {r.hand_no + 1} "
-                     f"({self.hand + 1} of {len(self.hands)}) — {r.game} {r.variant} — "
-                     f"verify: {r.verdict}"),
+            ("bold", (f"match {r.match_id[:12]} — hand {r.hand_no + 1} "
+                      f"({self.hand + 1} of {len(self.hands)}) — {r.game} {r.variant} — "
+                      f"verify: {r.verdict}")),
         ]
         if self.move == 0:
-            out.append(("", f"the deal (dealer {r.who(r.dealer)}), every card face up — "
-                             f"{self.last} moves follow"))
+            out.append(("", (f"the deal (dealer {r.who(r.dealer)}), every card face up — "
+                              f"{self.last} moves follow")))
         else:
             s = r.steps[self.move - 1]
             out.append(("", f"move {self.move} of {self.last}: {r.who(s.seat)}: {s.text}"))
@@ -98,8 +99,8 @@ class Viewer:
         return out
 
 
-def _fragments(viewer: Viewer) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
+def _fragments(viewer: Viewer) -> StyleAndTextTuples:
+    out: StyleAndTextTuples = []
     for style, text in viewer.lines():
         out.append((style, text))
         out.append(("", "\n"))

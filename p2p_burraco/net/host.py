@@ -594,7 +594,7 @@ class HostNode(ServerFactory):
         if self.config.on_match_end is not None:
             try:
                 self.config.on_match_end(room)
-            except Exception:  # noqa: BLE001 — a hook's failure must not stop the host
+            except Exception:  # a hook's failure must not stop the host
                 log.exception("on_match_end failed")
         del self.finished[:-100]
         self.reactor.callLater(1.0, self.lobby.reap, room)

@@ -20,7 +20,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 HISTORY_FILE = "history.sqlite3"
 
@@ -158,7 +158,7 @@ class History:
     def close(self) -> None:
         self.db.close()
 
-    def __enter__(self) -> History:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fairdeal.transcript import Transcript
-from ..storage.history import History, HandRow, MatchRecord, SeatRow
+from ..storage.history import HandRow, History, MatchRecord, SeatRow
 from .match_audit import _end_reason, audit_match
 
 log = logging.getLogger("p2p_burraco.history")

@@ -233,10 +233,10 @@ def score_lines(r: HandReplay) -> list[str]:
 
 def text_lines(r: HandReplay) -> list[str]:
     """The plain-text record of a hand (REPLAY-2): header, deal diagram, moves, score sheet."""
-    out = [f"p2p-burraco replay: match {r.match_id}, hand {r.hand_no + 1} "
-           f"({Path(r.path).name})",
-           f"{r.game} {r.variant}, {len(r.names)} seats, dealer {r.who(r.dealer)}; "
-           f"verify: {r.verdict}",
+    out = [(f"p2p-burraco replay: match {r.match_id}, hand {r.hand_no + 1} "
+            f"({Path(r.path).name})"),
+           (f"{r.game} {r.variant}, {len(r.names)} seats, dealer {r.who(r.dealer)}; "
+            f"verify: {r.verdict}"),
            "", "deal (every card face up):"]
     out.extend(f"  {where}: {cards}" for where, cards in places(r.start, r.names))
     out.append("")
