@@ -261,3 +261,20 @@ def test_hist_1_a_match_the_hook_missed_is_indexed_from_its_records(
         assert index_records(h, played) == 3
         assert index_records(h, played) == 0
         assert sorted(r.variant for r in h.matches()) == ["fibur", "smazzate", "standard"]
+
+
+def test_hist_1_the_console_shows_the_recent_matches(played: Path) -> None:
+    """HIST-1: the console's `recent` (`partite`) view lists the latest matches from the
+    history, in place of the table until Esc."""
+    from p2p_burraco.console.commands import run_command
+    from p2p_burraco.console.layout import main_lines
+    from p2p_burraco.console.model import ConsoleModel
+
+    model = ConsoleModel("seat0", game="burraco")
+    model.data_dir = played
+    run_command(model, "partite")
+    assert model.panel == "recent" and len(model.help_text) == 3
+    shown = "".join(text for line in main_lines(model, 100) for _, text in line)
+    assert shown.startswith("recent matches") and "burraco fibur" in shown
+    assert "briscola smazzate" in shown
+    assert run_command(model, "recent now") is False and "takes no words" in str(model.error)

@@ -39,32 +39,9 @@ def open_history(data_dir: Path | None) -> Any:
     return history
 
 
-def match_lines(rec: Any, hands: bool = False) -> list[str]:
-    """One match: when, id, game, players by side with totals, the winner, why it ended,
-    the verdict; with `hands`, each hand's outcome and score lines."""
-    parts = [f"{rec.names(side)} {total}" for side, total in zip(rec.sides, rec.totals)]
-    winner = rec.names(rec.sides[rec.winner]) if rec.winner is not None \
-        and 0 <= rec.winner < len(rec.sides) else "none"
-    bots = [s for s in rec.seats if s.bot]
-    out = [f"{rec.ended[:16].replace('T', ' ')}  {rec.match_id[:12]}  {rec.game} "
-           f"{rec.variant}: {' | '.join(parts)}; winner {winner} ({rec.reason}); "
-           f"{len(rec.hands)} hand(s); verify: {rec.verdict}"
-           + (f"; bots: {', '.join(f'{s.name} ({s.bot})' for s in bots)}" if bots else "")]
-    if hands:
-        for h in rec.hands:
-            pts = " | ".join(f"{rec.names(side)} {p:+d}" for side, p in zip(h.sides, h.points))
-            closer = f", closed by {rec.seats[h.closed_by].name}" \
-                if h.closed_by is not None and h.closed_by < len(rec.seats) else ""
-            out.append(f"    hand {h.hand_no} ({h.kind}, {h.reason}{closer}): {pts}")
-            for side, lines in zip(h.sides, h.breakdown):
-                if lines:
-                    out.append(f"      {rec.names(side)}: "
-                               + ", ".join(f"{lbl} {p:+d}" for lbl, p in lines))
-        out.append(f"    records: {rec.directory}")
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
+    from ..storage.history import summary_lines
+
     if args.limit < 1:
         raise ValueError("--limit must be at least 1")
     with open_history(args.data_dir) as history:
@@ -75,5 +52,5 @@ def run(args: argparse.Namespace) -> int:
         print(f"no finished matches {what}".rstrip() + " in the history")
         return 0
     for rec in records:
-        print("\n".join(match_lines(rec, args.hands)))
+        print("\n".join(summary_lines(rec, args.hands)))
     return 0

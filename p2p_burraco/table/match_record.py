@@ -176,6 +176,23 @@ def record_peer(data_dir: Path, home: Path | None, name: str) -> int:
         return 0
 
 
+def recent_lines(data_dir: Path | None, limit: int = 8) -> list[str]:
+    """The latest finished matches, one summary each (the console's recent-matches view):
+    the history of `data_dir` (default: the user's), brought up to date first."""
+    from ..storage.history import history_path, summary_lines
+
+    if data_dir is None:
+        from ..net.identity import default_data_dir
+
+        data_dir = default_data_dir()
+    with History(history_path(Path(data_dir))) as history:
+        index_records(history, Path(data_dir))
+        records = history.matches(limit=limit)
+    if not records:
+        return ["no finished matches in the history yet"]
+    return [line for rec in records for line in summary_lines(rec)]
+
+
 def host_hook(run: Any, data_dir: Path, strategy: str) -> Any:
     """A HostConfig.on_match_end that records each finished match into the history of
     `data_dir`, off the caller's thread (`run`: e.g. the reactor's `callInThread`; the
