@@ -12,7 +12,7 @@ import subprocess
 import sys
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 
@@ -96,15 +96,19 @@ def test_disc_2_an_advertisement_without_a_usable_address_is_refused(
 class _Info:
     """What zeroconf's ServiceInfo gives after a request (a stand-in for the resolver)."""
 
+    port = 7777
+    address = "10.0.0.5"
+    properties: ClassVar[dict[bytes, bytes]] = {b"v": b"1", b"proto": b"1-1",
+                                                b"game": b"burraco"}
+
     def __init__(self, type_: str, name: str) -> None:
-        self.name, self.port, self.server = name, 7777, "vm.local."
-        self.properties = {b"v": b"1", b"proto": b"1-1", b"game": b"burraco"}
+        self.name, self.server = name, "vm.local."
 
     def request(self, zc: Any, timeout: int) -> bool:
         return True
 
     def parsed_addresses(self) -> list[str]:
-        return ["10.0.0.5"]
+        return [self.address]
 
 
 def test_disc_2_a_malformed_advertisement_is_ignored_with_a_log_line(
@@ -117,6 +121,33 @@ def test_disc_2_a_malformed_advertisement_is_ignored_with_a_log_line(
         assert _resolve(None, "bad._p2p-burraco._tcp.local.", 0.1) is None
     assert "ignored the advertisement bad._p2p-burraco._tcp.local.: its TXT record lacks " \
            "variant, players, free, table, fp [DISC-2]" in caplog.text
+
+
+def test_disc_2_a_stale_advertisement_is_ignored_with_a_log_line(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """DISC-2: an advertisement nothing listens behind (a host gone without its goodbye) is
+    dropped, and said; one with a host listening behind it is kept."""
+    import socket
+
+    import zeroconf
+
+    live = socket.socket()
+    live.bind(("127.0.0.1", 0))
+    live.listen()
+    dead = socket.socket()
+    dead.bind(("127.0.0.1", 0))
+    dead_port = dead.getsockname()[1]
+    dead.close()
+    good = {k.encode(): v.encode() for k, v in _good().items()}
+    with live:
+        for port, kept in ((live.getsockname()[1], True), (dead_port, False)):
+            info = type("Info", (_Info,), {"port": port, "address": "127.0.0.1",
+                                          "properties": good})
+            monkeypatch.setattr(zeroconf, "ServiceInfo", info)
+            with caplog.at_level(logging.WARNING, "p2p_burraco.net.discovery"):
+                ad = _resolve(None, "old._p2p-burraco._tcp.local.", 0.1)
+            assert (ad is not None) is kept
+    assert f"stale, nothing listens at 127.0.0.1:{dead_port}" in caplog.text
 
 
 def test_disc_1_the_host_advertises_its_waiting_table(tmp_path: Path) -> None:

@@ -149,9 +149,12 @@ def run(args: argparse.Namespace) -> int:
         print(f"  records in {node.matches_dir}")
         if not args.no_announce and not is_loopback(host):
             addrs = lan_addresses() if host in ("0.0.0.0", "") else [host]
-            announce_host(reactor, node, addrs)
-            print(f"  announced on the LAN as {SERVICE_TYPE.removesuffix('.local.')} "
-                  "(`p2p-burraco join` with no address finds it; --no-announce to stop)")
+            if addrs:
+                announce_host(reactor, node, addrs)
+                print(f"  announced on the LAN as {SERVICE_TYPE.removesuffix('.local.')} "
+                      "(`p2p-burraco join` with no address finds it; --no-announce to stop)")
+            else:
+                print("  not announced on the LAN: no LAN address found")
         sys.stdout.flush()
         if room.status == "waiting":
             for _ in range(args.bots):

@@ -225,17 +225,27 @@ class Announcer:
                            port=self.port, properties=dict(self.properties),
                            server=self.server)
 
-    def start(self) -> None:
-        """Register the service (allow_name_change: two hosts on one machine coexist)."""
+    def start(self) -> bool:
+        """Register the service (allow_name_change: two hosts on one machine coexist).
+        False, with a warning, when the network does not let us (no multicast, port 5353
+        refused): the host goes on, reachable by its address."""
         with self._lock:
             if self.closed or self._zc is not None:
-                return
-            self._zc = _zeroconf(self.bind)
-            self._info = self._make_info()
-            self._zc.register_service(self._info, allow_name_change=True)
+                return False
+            try:
+                self._zc = _zeroconf(self.bind)
+                self._info = self._make_info()
+                self._zc.register_service(self._info, allow_name_change=True)
+            except Exception as exc:  # noqa: BLE001 — zeroconf raises its own and OSError
+                log.warning("not announced on the LAN: %s", exc)
+                if self._zc is not None:
+                    self._zc.close()
+                self._zc, self.closed = None, True
+                return False
             self.instance = self._info.name.removesuffix("." + SERVICE_TYPE)
         log.info("announced %s on %s (%s:%d)", self.instance, self.bind,
                  ",".join(self.addresses), self.port)
+        return True
 
     def update(self, properties: Mapping[str, str]) -> bool:
         """Say the table's new state (seats taken or freed); False if nothing changed."""
@@ -309,11 +319,26 @@ def _resolve(zc: Any, name: str, timeout: float) -> TableAd | None:
         log.info("ignored %s: it did not answer with its address and TXT record", name)
         return None
     try:
-        return parse_ad(name.removesuffix("." + SERVICE_TYPE), info.parsed_addresses(),
-                        int(info.port or 0), info.properties or {}, info.server or "")
+        ad = parse_ad(name.removesuffix("." + SERVICE_TYPE), info.parsed_addresses(),
+                      int(info.port or 0), info.properties or {}, info.server or "")
     except AdError as exc:
         log.warning("ignored the advertisement %s: %s [DISC-2]", name, exc)
         return None
+    why = stale(ad)
+    if why is not None:
+        log.warning("ignored the advertisement %s: stale, %s [DISC-2]", name, why)
+        return None
+    return ad
+
+
+def stale(ad: TableAd, timeout: float = 0.5) -> str | None:
+    """Why an advertisement is stale — nothing accepts a connection at its address (a host
+    gone without its goodbye, a cache that outlived it) — or None when something listens."""
+    try:
+        with socket.create_connection((ad.address, ad.port), timeout=timeout):
+            return None
+    except OSError as exc:
+        return f"nothing listens at {ad.target} ({exc.strerror or exc})"
 
 
 def advertised_table(node: Any) -> dict[str, Any] | None:
