@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import pytest
 
+from p2p_burraco.commands.tables import choose
 from p2p_burraco.net.discovery import (
     AdError,
     _resolve,
@@ -273,3 +274,63 @@ def test_disc_1_join_with_no_address_finds_the_host_in_another_namespace(
             host.wait()
         _ip("netns", "del", a)
         _ip("netns", "del", b)
+
+
+def _ads() -> list[Any]:
+    full = parse_ad("a", ["10.0.0.5"], 7777, ad_properties(_info(["Ann", "Bob"]), KEY))
+    free = parse_ad("b", ["10.0.0.6"], 7778, ad_properties(_info(["Cy", None]), KEY))
+    return [full, free]
+
+
+@pytest.mark.parametrize("answers, picked, said", [
+    ([""], 1, []),
+    (["2"], 1, []),
+    (["1", "9", "x", "2"], 1, ["table 1 has no free seat", "'9' is not a number from 1 to 2",
+                               "'x' is not a number"]),
+])
+def test_disc_1_a_person_picks_a_table_by_number(answers: list[str], picked: int,
+                                                  said: list[str]) -> None:
+    """DISC-1: `join` with no address lists the tables found and asks which (Enter: the
+    first with a free seat); a full table or a bad answer is said, and asked again."""
+    ads = _ads()
+    out: list[str] = []
+    feed = iter(answers)
+    ad = choose(ads, lambda prompt: next(feed), out.append)
+    assert ad is ads[picked]
+    assert out[:2] == [f"1. {ads[0].line()}", f"2. {ads[1].line()}"]
+    for text in said:
+        assert any(text in line for line in out[2:]), (text, out)
+
+
+def test_disc_1_no_table_or_no_answer_is_a_clear_error() -> None:
+    def eof(prompt: str) -> str:
+        raise EOFError
+    with pytest.raises(ValueError, match="no table found on the LAN"):
+        choose([], eof)
+    with pytest.raises(ValueError, match="no table chosen"):
+        choose(_ads(), eof, lambda s: None)
+
+
+def test_disc_1_tables_prints_the_list_for_scripts(monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """DISC-1: `p2p-burraco tables` — one line per table, or one JSON object with --json;
+    nothing found is exit 1 with the reason; a silly browse time is refused."""
+    import json
+
+    from p2p_burraco.cli import main as cli_main
+    from p2p_burraco.net import discovery
+
+    found: list[Any] = _ads()
+    monkeypatch.setattr(discovery, "browse", lambda seconds, bind=None, until=None: found)
+    assert cli_main(["tables", "--browse-for", "0.1"]) == 0
+    assert capsys.readouterr().out.splitlines() == [f"1. {found[0].line()}",
+                                                    f"2. {found[1].line()}"]
+    assert cli_main(["tables", "--json"]) == 0
+    rows = [json.loads(ln) for ln in capsys.readouterr().out.splitlines()]
+    assert [(r["address"], r["free"], r["seated"]) for r in rows] == \
+        [("10.0.0.5", 0, ["Ann", "Bob"]), ("10.0.0.6", 1, ["Cy"])]
+    found.clear()
+    assert cli_main(["tables"]) == 1
+    assert "no table advertised on the LAN" in capsys.readouterr().err
+    assert cli_main(["tables", "--browse-for", "0"]) == 2
+    assert "--browse-for must be between 0 and 60" in capsys.readouterr().err
