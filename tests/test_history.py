@@ -106,6 +106,11 @@ def test_hist_1_history_lists_the_three_matches_with_the_transcripts_results(
     assert "briscola smazzate" in out
     assert cli_main(["history", "--data-dir", str(played), "--player", "nobody"]) == 0
     assert "no finished matches of nobody" in capsys.readouterr().out
+    burraco = next(r for r in records if r.game == "burraco")
+    assert cli_main(["replay", burraco.match_id[:12], "--data-dir", str(played), "--text",
+                     "--hand", "1"]) == 0                # a match by its id, from the history
+    out = capsys.readouterr().out
+    assert out.startswith(f"p2p-burraco replay: match {burraco.match_id}, hand 1")
 
 
 def test_hist_4_stats_add_up_against_the_transcripts(

@@ -24,12 +24,12 @@ from p2p_burraco.table.replay import ReplayError, load, places
 
 @pytest.fixture(scope="module")
 def recorded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Two fair-dealt, recorded hands of a 4-seat FIBUR match (what `selfplay --fair
-    --record` and a host write)."""
+    """A fair-dealt, recorded hand of a 4-seat FIBUR match (what `selfplay --fair --record`
+    and a host write)."""
     d = tmp_path_factory.mktemp("rec")
-    run_fair_selfplay(SelfplayConfig(game="burraco", variant="fibur", players=4, hands=2,
+    run_fair_selfplay(SelfplayConfig(game="burraco", variant="fibur", players=4, hands=1,
                                      seed=3, bots=("greedy",)), record_dir=str(d))
-    assert [p.name for p in sorted(d.glob("*.p2pb"))] == ["hand-001.p2pb", "hand-002.p2pb"]
+    assert [p.name for p in sorted(d.glob("*.p2pb"))] == ["hand-001.p2pb"]
     return d
 
 
@@ -44,11 +44,11 @@ def test_replay_1_steps_a_4_seat_hand_from_the_deal_to_the_score_sheet(recorded:
     seat's signed action); every card in exactly one place at every step; the score sheet
     at the end is the audited outcome."""
     hands = load([str(recorded)])
-    assert [r.hand_no for r in hands] == [0, 1]
+    assert [r.hand_no for r in hands] == [0]
     r = hands[0]
     actions = [e for e in Transcript.load(r.path).entries if e.get("type") == "action"]
     assert len(r.steps) == len(actions) > 20
-    v = Viewer(hands)
+    v = Viewer(hands * 2)          # the hand twice stands for a match of two hands
     assert any("the deal (dealer" in ln for _, ln in v.lines())
     dealt = [cards for w, cards in places(r.start, r.names) if w.startswith("seat ")]
     assert len(dealt) == 4 and all(len(c.split()) == 11 and "??" not in c for c in dealt)
@@ -69,7 +69,7 @@ def test_replay_1_steps_a_4_seat_hand_from_the_deal_to_the_score_sheet(recorded:
 def test_replay_1_the_viewer_keys_step_back_and_forth_and_jump(recorded: Path) -> None:
     """REPLAY-1: the keys, through the real application (pipe input): → ← End Home, a move
     number, a hand number, PgDn, q."""
-    hands = load([str(recorded)])
+    hands = load([str(recorded)]) * 2      # the hand twice stands for a match of two hands
     viewer = Viewer(hands)
     seen = []
 
@@ -129,7 +129,7 @@ def test_replay_bad_input_is_named(recorded: Path, tmp_path: Path,
     junk = tmp_path / "junk.p2pb"
     junk.write_bytes(b"nope")
     cases = [
-        (["replay", str(recorded), "--hand", "5", "--text"], "holds hand(s) 1, 2"),
+        (["replay", str(recorded), "--hand", "5", "--text"], "holds hand(s) 1"),
         (["replay", str(junk), "--text"], "cannot read a transcript"),
         (["replay", "no/such/thing"], "no such file or directory, and not a match id"),
         (["replay", "deadbeef00", "--data-dir", str(tmp_path)], "no match 'deadbeef00'"),
