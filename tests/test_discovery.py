@@ -334,3 +334,56 @@ def test_disc_1_tables_prints_the_list_for_scripts(monkeypatch: pytest.MonkeyPat
     assert "no table advertised on the LAN" in capsys.readouterr().err
     assert cli_main(["tables", "--browse-for", "0"]) == 2
     assert "--browse-for must be between 0 and 60" in capsys.readouterr().err
+
+
+class _FakeReactor:
+    """Records what announce_host asks of the reactor (nothing runs by itself)."""
+
+    def __init__(self) -> None:
+        self.threads: list[tuple[Any, tuple[Any, ...]]] = []
+        self.later: list[Any] = []
+        self.triggers: list[tuple[str, str, Any]] = []
+
+    def callInThread(self, fn: Any, *args: Any) -> None:
+        self.threads.append((fn, args))
+
+    def callLater(self, delay: float, fn: Any) -> None:
+        self.later.append(fn)
+
+    def addSystemEventTrigger(self, phase: str, event: str, fn: Any) -> None:
+        self.triggers.append((phase, event, fn))
+
+
+def test_disc_1_the_advertisement_follows_the_lobby_and_is_withdrawn_at_shutdown(
+        tmp_path: Path) -> None:
+    """DISC-1: registered off the reactor thread; when a seat is taken the TXT record is
+    updated (free 2 → 1, the name listed); withdrawn before the reactor shuts down."""
+    import random
+
+    from p2p_burraco.bots import make_strategy
+    from p2p_burraco.net.discovery import announce_host
+    from p2p_burraco.net.host import HostConfig
+    from p2p_burraco.net.loopback import Loopback, LoopbackConnector, start_table
+    from p2p_burraco.net.peer import PeerConfig, PeerNode
+    from p2p_burraco.table.inprocess import BotController
+
+    net = Loopback()
+    host, _ = start_table(net, HostConfig(data_dir=tmp_path, game="briscola", players=2), [])
+    host.address = lambda: ("10.1.2.3", 7777)      # as if bound to a LAN address
+    reactor = _FakeReactor()
+    ann = announce_host(reactor, host, ["10.1.2.3"])
+    assert reactor.threads == [(ann.start, ())]
+    assert ann.properties["free"] == "2" and ("before", "shutdown", ann.close) in reactor.triggers
+    reactor.later.pop()()                               # a tick: nothing changed
+    assert len(reactor.threads) == 1
+    peer = PeerNode(net.clock, PeerConfig(name="Ann"), BotController(
+        make_strategy("briscola", "random", random.Random(0))),
+        connector=LoopbackConnector(net, host))
+    peer.start()
+    net.pump()
+    reactor.later.pop()()
+    fn, (props,) = reactor.threads[-1]
+    assert fn == ann.update and (props["free"], props["seated"]) == ("1", "Ann")
+    assert ann.update(props) is True and ann.update(props) is False     # not yet registered
+    ann.close()
+    assert ann.closed and ann.start() is False
