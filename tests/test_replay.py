@@ -19,7 +19,7 @@ from p2p_burraco.console.replay import Viewer, create_replay_app
 from p2p_burraco.fairdeal.transcript import Transcript
 from p2p_burraco.selfplay import SelfplayConfig
 from p2p_burraco.table.inprocess import run_fair_selfplay
-from p2p_burraco.table.replay import ReplayError, load, places
+from p2p_burraco.table.replay import ReplayError, load, places, text_lines
 
 
 @pytest.fixture(scope="module")
@@ -139,3 +139,37 @@ def test_replay_bad_input_is_named(recorded: Path, tmp_path: Path,
         assert why in capsys.readouterr().err
     with pytest.raises(ReplayError):
         load([str(tmp_path / "empty")])
+
+
+@pytest.mark.parametrize("how", ["abandon", "clock"])
+def test_replay_1_an_abandonment_or_a_lost_clock_is_a_step(how: str, tmp_path: Path) -> None:
+    """REPLAY-1: a hand that ended by an `abandon` statement (TABLE-9) or a Briscola move
+    clock run out (TABLE-4) replays to the audited end: the step names it and the score
+    sheet is the abandonment's."""
+    from test_table_clocks import expect_deadline
+    from test_table_host import actions_in_log, make_table
+
+    from p2p_burraco.table.rules import TableRules
+
+    if how == "abandon":
+        t = make_table("briscola", 2, seed=11, audit=False)
+        t.step({"e": "deal"})
+        t.pump(until=lambda: actions_in_log(t) >= 5)
+        t.seats[1].request_abandon()
+        t.pump()
+        want = "abandons the match"
+    else:
+        t = make_table("briscola", 2, seed=1, rules=TableRules(turn_ms=30_000),
+                       sleeps={0: lambda n: n == 1, 1: lambda n: n == 1})
+        t.step({"e": "deal"})
+        t.pump()
+        mover = t.host.replica.hand.to_move
+        expect_deadline(t, 30_000, mover, "turn")
+        want = "the clock ran out (turn): out of the hand [TABLE-9]"
+    path = tmp_path / "hand-001.p2pb"
+    path.write_bytes(t.records[-1].transcript.to_bytes())
+    (r,) = load([str(path)])
+    assert want in r.steps[-1].text and r.steps[-1].hand.is_over
+    assert r.outcome.kind == "abandon"
+    text = "\n".join(text_lines(r))
+    assert "abbandono" in text

@@ -3,8 +3,8 @@
 The audit (`match_audit`, what `p2p-burraco verify` runs) re-derives the whole deal from the
 seeds the transcript reveals; the replay takes the hand as dealt with every card known and
 steps the pure rules engine over the moves the log records — each seat's signed `action`,
-an `abandon`, and a timeout or clock that put a seat out of the hand (the audit's replica
-says which). The state after each move is kept, so a viewer can go forward and back, jump
+an `abandon`, and each timeout (one that put its seat out of the hand abandons it there:
+the audit's replica says which). The state after each move is kept, so a viewer can go forward and back, jump
 to a move, and end on the score sheet. The final state must be the audited one: a replay
 that would show another hand than the one the audit judged is refused.
 
@@ -95,7 +95,9 @@ def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
                           f"not be re-derived from the seeds (verify says {h.verdict}"
                           + (f": {'; '.join(h.missing)}" if h.missing else "") + ")")
     start = report.start.copy()
-    lost = {index: seat for seat, (_, index) in report.replica.lost.items()}
+    # the timeouts that put a seat out of the hand (a stall stops the hand, it abandons not)
+    lost = {index: seat for seat, (why, index) in report.replica.lost.items()
+            if why != "stall"}
     hand = start.copy()
     steps: list[Step] = []
     names = h.names
@@ -117,11 +119,12 @@ def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
             hand = hand.copy()
             hand.abandon(int(seat))
             text = "abandons the match (abbandona) [TABLE-9]"
-        elif i in lost and not hand.is_over:
-            hand = hand.copy()
-            hand.abandon(lost[i])
-            seat = lost[i]
-            text = f"is out of the hand: {t} {e.get('kind', '')}".rstrip()
+        elif t == "timeout":
+            text = f"the clock ran out ({e.get('kind')})"
+            if i in lost and not hand.is_over:
+                hand = hand.copy()
+                hand.abandon(lost[i])
+                text += ": out of the hand [TABLE-9]"
         elif t == "hand_void":
             text = f"the host voids the hand: {e.get('reason')}"
             steps.append(Step(i, None, text, hand))
