@@ -59,11 +59,11 @@ def test_replay_1_steps_a_4_seat_hand_from_the_deal_to_the_score_sheet(recorded:
     assert "score sheet" in text and r.outcome.describe() in text
     assert f"move {v.last} of {v.last}" in text
     v.go_move(v.last + 1)
-    assert v.move == v.last and "not" in v.message
+    assert v.move == v.last and f"has moves 0..{v.last}, not" in v.footer()[0][1]
     v.go_hand(2)
     assert (v.hand, v.move) == (1, 0)
     v.go_hand(3)
-    assert v.hand == 1 and "hands 1..2, not 3" in v.message
+    assert v.hand == 1 and "hands 1..2, not 3" in v.footer()[0][1]
 
 
 def test_replay_1_the_viewer_keys_step_back_and_forth_and_jump(recorded: Path) -> None:

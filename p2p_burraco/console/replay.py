@@ -23,7 +23,7 @@ from ..table.replay import HandReplay, places, score_lines
 
 HINT = ("←/→ a move · Home/End deal/score sheet · PgUp/PgDn a hand · "
         "N Enter: move N · N h: hand N · q quit")
-RECENT = 10
+RECENT = 6
 
 
 class Viewer:
@@ -92,19 +92,20 @@ class Viewer:
             out.append(("", ""))
             out.append(("bold", "score sheet"))
             out.extend(("", f"  {ln}") for ln in score_lines(r))
-        out.append(("", ""))
-        if self.message:
-            out.append(("fg:ansired", self.message))
-        out.append(("fg:ansigray", (f"[{self.typed}] " if self.typed else "") + HINT))
         return out
 
+    def footer(self) -> list[tuple[str, str]]:
+        """The bottom lines, always on screen: a refusal of the last key, the keys."""
+        return [("fg:ansired", self.message),
+                ("fg:ansigray", (f"[{self.typed}] " if self.typed else "") + HINT)]
 
-def _fragments(viewer: Viewer) -> StyleAndTextTuples:
+
+def _fragments(lines: list[tuple[str, str]]) -> StyleAndTextTuples:
     out: StyleAndTextTuples = []
-    for style, text in viewer.lines():
+    for style, text in lines:
         out.append((style, text))
         out.append(("", "\n"))
-    return out
+    return out[:-1]
 
 
 def replay_keys(viewer: Viewer) -> KeyBindings:
@@ -168,8 +169,10 @@ def replay_keys(viewer: Viewer) -> KeyBindings:
 def create_replay_app(viewer: Viewer, input: Input | None = None,
                       output: Output | None = None) -> Application[int]:
     """The full-screen viewer (pipe input and a dummy output in the tests)."""
-    body = Window(FormattedTextControl(lambda: _fragments(viewer)), wrap_lines=True)
-    return Application(layout=Layout(HSplit([body])), key_bindings=replay_keys(viewer),
+    body = Window(FormattedTextControl(lambda: _fragments(viewer.lines())), wrap_lines=True)
+    foot = Window(FormattedTextControl(lambda: _fragments(viewer.footer())), height=2,
+                  wrap_lines=True)
+    return Application(layout=Layout(HSplit([body, foot])), key_bindings=replay_keys(viewer),
                        full_screen=True, input=input, output=output)
 
 
