@@ -222,7 +222,8 @@ def _namespaces_or_skip() -> tuple[str, str, str, str]:
              ("-n", b, "addr", "add", f"{subnet}.2/24", "dev", f"v{tag}b"),
              ("-n", a, "link", "set", f"v{tag}a", "up"),
              ("-n", b, "link", "set", f"v{tag}b", "up"),
-             ("-n", a, "link", "set", "lo", "up"), ("-n", b, "link", "set", "lo", "up")]
+             ("-n", a, "link", "set", "lo", "up"), ("-n", b, "link", "set", "lo", "up"),
+             ("netns", "exec", b, "true")]
     for step in steps:
         done = _ip(*step)
         if done.returncode != 0:
