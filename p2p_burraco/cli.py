@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 COMMANDS: tuple[str, ...] = (
     "play", "host", "join", "selfplay", "rules", "verify", "bench",
+    "tables", "history", "stats", "replay",
 )
 
 

@@ -255,6 +255,9 @@ def main_lines(model: ConsoleModel, width: int) -> list[Line]:
         text = model.help_text or help_lines(model.game)
         out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes)")]]
         return out + [ln for t in text for ln in wrap_text(t, width, "class:help")]
+    if model.panel == "recent":
+        out = [[("class:label", "recent matches"), ("class:dim", "  (Esc closes)")]]
+        return out + [ln for t in model.help_text for ln in wrap_text(t, width, "class:help")]
     if model.panel == "score":
         out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes)")]]
         return out + score_lines(model, width)
