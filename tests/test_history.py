@@ -172,8 +172,8 @@ def test_hist_4_records_against_bots_by_strategy_and_burraco_by_kind(tmp_path: P
     assert (ann.matches, ann.wins, ann.hands, ann.points) == (3, 1, 3, 1500)
     assert ann.against_bots == {"greedy": [1, 0], "heuristic": [0, 1]}
     assert b1.against_bots == {}
-    assert ann.burraco == Counter({"burraco pulito": 6}) and ann.closings == 0
-    assert bob.closings == 3 and b1.burraco == Counter({"burraco sporco": 3})
+    assert ann.burraco == Counter({"pulito (clean)": 6}) and ann.closings == 0
+    assert bob.closings == 3 and b1.burraco == Counter({"sporco (dirty)": 3})
     assert st.partnerships["Ann+Bob"].closings == 3 and ann.per_hand == 500.0
 
 
@@ -283,3 +283,28 @@ def test_hist_1_the_console_shows_the_recent_matches(played: Path) -> None:
     assert shown.startswith("recent matches") and "burraco fibur" in shown
     assert "briscola smazzate" in shown
     assert run_command(model, "recent now") is False and "takes no words" in str(model.error)
+
+
+@pytest.mark.parametrize("label,kind,n", [
+    ("burraco pulito (clean, 7 cards, no wild) 7h…Kh", "pulito (clean)", 1),
+    ("canasta pulita (clean, 13 cards, no wild; built in 3 moves, and the 500 is for one move "
+     "only) Ah…Kh", "pulito (clean)", 1),
+    ("canasta pulita A–K in una mossa (clean, every rank, laid in one move) Ah…Kh",
+     "pulito A–K (500)", 1),
+    ("canasta reale A–A in una mossa (clean, ace to ace, laid in one move) Ah…Ah",
+     "reale A–A (1000)", 1),
+    ("burraco semipuro (semi-clean, 8 cards, 7 or more natural in a row beside the wild) 2h…9h",
+     "semipuro (semi-clean)", 1),
+    ("canasta sporca (dirty, 7 cards with a wild) set of 9s", "sporco (dirty)", 1),
+    ("burraco pulito ×2", "pulito (clean)", 2),                  # a record from before
+    ("canasta 500 (A–K clean) ×1", "pulito A–K (500)", 1),
+    ("cards in melds", None, 0),
+    ("closing (seat 2 went out)", None, 0),
+])
+def test_hist_4_burraco_kinds_read_from_score_lines(label: str, kind: str | None,
+                                                     n: int) -> None:
+    """HIST-4: a side's burraco counted by kind from its score lines, old and new wording."""
+    from p2p_burraco.storage.stats import burraco_kinds
+
+    got = burraco_kinds([(label, 0)])
+    assert got == (Counter({kind: n}) if kind else Counter())

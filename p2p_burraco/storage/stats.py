@@ -23,7 +23,25 @@ from dataclasses import dataclass, field
 
 from .history import MatchRecord
 
-_KIND = re.compile(r"^(?P<kind>.+) ×(?P<n>\d+)$")
+# A score line of one burraco names its kind before its reasons: "burraco pulito (clean, …)
+# 7h…Kh", "canasta pulita A–K in una mossa (…)"; records from before issue 13 counted them
+# ("burraco pulito ×2"). Both read to the same kinds.
+_ONE = re.compile(r"^(?:burraco|canasta) (?P<kind>(?:pulit[oa]|reale)(?: A–[AK] in una mossa)?"
+                  r"|semipuro|sporc[oa]) \(")
+_COUNTED = re.compile(r"^(?P<kind>.+) ×(?P<n>\d+)$")
+KINDS = ("reale A–A (1000)", "pulito A–K (500)", "pulito (clean)", "semipuro (semi-clean)",
+         "sporco (dirty)")
+
+
+def _kind(text: str) -> str | None:
+    if "1000" in text or "A–A" in text:
+        return KINDS[0]
+    if "500" in text or "A–K" in text:
+        return KINDS[1]
+    for word, kind in (("semipuro", KINDS[3]), ("pulit", KINDS[2]), ("sporc", KINDS[4])):
+        if word in text:
+            return kind
+    return None
 
 
 @dataclass
@@ -51,12 +69,15 @@ class Stats:
 
 
 def burraco_kinds(lines: Iterable[tuple[str, int]]) -> Counter[str]:
-    """The burraco of one side's score lines, by kind ("burraco pulito ×2" → 2)."""
+    """The burraco of one side's score lines, by kind (one of KINDS): a line per burraco, or
+    an older record's count ("burraco pulito ×2" → 2)."""
     out: Counter[str] = Counter()
     for label, _ in lines:
-        m = _KIND.match(label)
-        if m:
-            out[m.group("kind")] += int(m.group("n"))
+        one, counted = _ONE.match(label), _COUNTED.match(label)
+        kind = _kind(one.group("kind")) if one else _kind(counted.group("kind")) if counted \
+            else None
+        if kind is not None:
+            out[kind] += int(counted.group("n")) if counted and not one else 1
     return out
 
 
