@@ -15,6 +15,7 @@ from typing import NoReturn
 
 COMMANDS: tuple[str, ...] = (
     "play", "host", "join", "selfplay", "rules", "verify", "bench",
+    "tables", "history", "stats", "replay",
 )
 
 

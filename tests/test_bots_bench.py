@@ -10,7 +10,7 @@ from p2p_burraco.cli import main
 
 
 def test_bench_bots_prints_win_rates_and_timing(capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["bench", "bots", "--game", "briscola", "--games", "4",
+    rc = main(["bench", "bots", "--game", "briscola", "--games", "4", "--precision", "0",
                "--against", "random,heuristic"])
     out = capsys.readouterr().out
     assert rc == 0
@@ -21,7 +21,7 @@ def test_bench_bots_prints_win_rates_and_timing(capsys: pytest.CaptureFixture[st
 
 
 def test_bench_bots_burraco_says_what_a_game_is(capsys: pytest.CaptureFixture[str]) -> None:
-    rc = main(["bench", "bots", "--game", "burraco", "--players", "2", "--games", "2",
+    rc = main(["bench", "bots", "--game", "burraco", "--players", "2", "--games", "2", "--precision", "0",
                "--against", "random"])
     out = capsys.readouterr().out
     assert rc == 0 and "a game = one hand, won on side points" in out
@@ -54,3 +54,35 @@ def test_burraco_match_to_a_target() -> None:
     s = play_series("burraco", 2, 2, opponent="random", seed=1, target=1200)
     assert s.games == 2 and s.wins + s.ties + s.losses == 2
     assert s.hands > s.games  # no side reaches 1200 in a single hand here
+
+
+@pytest.mark.parametrize("score,n,lo,hi", [
+    (0, 10, 0.0, 0.2775),          # Wilson stays inside [0, 1] at 0 %
+    (10, 10, 0.7225, 1.0),
+    (5, 10, 0.2366, 0.7634),
+    (86, 100, 0.7786, 0.9147),
+    (170, 200, 0.7939, 0.8929),
+])
+def test_wilson_interval_matches_the_textbook(score: float, n: int, lo: float, hi: float) -> None:
+    from p2p_burraco.benchmarks.bots import wilson
+
+    got = wilson(score, n)
+    assert got == pytest.approx((lo, hi), abs=5e-4)
+
+
+def test_series_goes_on_until_the_interval_is_narrow_enough() -> None:
+    """--precision: whole duplicate pairs are added until ±precision or the cap."""
+    capped = play_series("briscola", 2, 2, opponent="random", seed=5,
+                         precision=0.25, max_games=40)
+    assert capped.games % 2 == 0 and 2 < capped.games <= 40
+    assert capped.half_width <= 0.25 or capped.games == 40
+    exact = play_series("briscola", 2, 4, opponent="random", seed=5, precision=0.0,
+                        max_games=40)
+    assert exact.games == 4
+
+
+def test_bench_bots_prints_the_interval(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(["bench", "bots", "--game", "briscola", "--games", "2", "--precision", "0",
+               "--against", "random"])
+    out = capsys.readouterr().out
+    assert rc == 0 and "95 % interval" in out and "of 2: win rate" in out

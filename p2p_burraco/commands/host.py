@@ -56,6 +56,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="connections served at once (default 512)")
     p.add_argument("--max-per-address", type=int_at_least(1), default=16,
                    help="connections from one address at once (default 16)")
+    p.add_argument("--no-announce", action="store_true",
+                   help="do not advertise the table on the LAN (zeroconf/mDNS; a host bound "
+                        "to a LAN address announces itself unless told not to) [DISC-1]")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
 
 
@@ -94,10 +97,12 @@ def lan_addresses() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bots.controller import LazyBotController, bot_factory
+    from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
+    from ..net.discovery import SERVICE_TYPE, announce_host, is_loopback
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
+    from ..table.match_record import host_hook
 
     configure_logging(args.verbose)
     if args.bots < 0:
@@ -129,6 +134,8 @@ def run(args: argparse.Namespace) -> int:
     key = load_or_create_identity(Path(data_dir) / "host")
 
     def start(reactor: Any) -> Any:
+        cfg.on_match_end = host_hook(reactor.callInThread, data_dir,
+                                     args.strategy or DEFAULT_STRATEGY)
         node = start_host(reactor, cfg, identity=key,
                           bot_controller=lambda: LazyBotController(factory))
         host, port = node.address()
@@ -142,6 +149,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"  join with: p2p-burraco join {host}:{port}")
         print(f"  records in {node.matches_dir}")
+        if not args.no_announce and not is_loopback(host):
+            addrs = lan_addresses() if host in ("0.0.0.0", "") else [host]
+            if addrs:
+                announce_host(reactor, node, addrs)
+                print(f"  announced on the LAN as {SERVICE_TYPE.removesuffix('.local.')} "
+                      "(`p2p-burraco join` with no address finds it; --no-announce to stop)")
+            else:
+                print("  not announced on the LAN: no LAN address found")
         sys.stdout.flush()
         if room.status == "waiting":
             for _ in range(args.bots):

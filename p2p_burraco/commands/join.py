@@ -16,8 +16,12 @@ DEFAULT_PORT = 7777
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from .argtypes import STRATEGIES, int_at_least, seconds
 
-    p.add_argument("address", metavar="HOST[:PORT]", help=f"the host (port {DEFAULT_PORT} "
-                   "unless given), as printed by `p2p-burraco host`")
+    p.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
+                   help=f"the host (port {DEFAULT_PORT} unless given), as printed by "
+                        "`p2p-burraco host`; none: find the tables on the LAN and pick one "
+                        "(--bot: the first with a free seat) [DISC-1]")
+    p.add_argument("--browse-for", type=seconds(positive=True), default=2.0, metavar="SECONDS",
+                   help="with no address: how long to look for tables on the LAN (default 2)")
     p.add_argument("--name", default=None, help="your name at the table (1-32 characters)")
     p.add_argument("--bot", action="store_true", help="play by itself; exit when the match ends")
     p.add_argument("--strategy", default=None, choices=STRATEGIES,
@@ -45,6 +49,31 @@ def parse_address(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{text!r} is not HOST[:PORT] (e.g. 192.168.1.20:7777)")
     return host, int(port)
+
+
+def discovered(args: argparse.Namespace) -> tuple[str, int]:
+    """No address given: browse the LAN (DISC-1) and take the table a person picks, or, for
+    a bot, the first with a free seat; the advertised key fingerprint is then checked in
+    the handshake (DISC-3)."""
+    from .tables import choose, find_tables
+
+    ads = find_tables(args.browse_for, first_free=args.bot)
+    if args.bot or not sys.stdin.isatty():
+        free = [ad for ad in ads if ad.free > 0]
+        if not free:
+            raise ValueError(f"no table with a free seat found on the LAN within "
+                             f"{args.browse_for:g} s (give HOST[:PORT], or --browse-for more)")
+        ad = free[0]
+    else:
+        if not ads:
+            raise ValueError(f"no table found on the LAN within {args.browse_for:g} s "
+                             "(give HOST[:PORT], or --browse-for more)")
+        ad = choose(ads, input)
+    print(f"p2p-burraco join: {ad.line()}")
+    sys.stdout.flush()
+    args.table = args.table or ad.table
+    args.host_fingerprint = ad.fingerprint
+    return ad.address, ad.port
 
 
 def identity_home(data_dir: Path | None, name: str) -> Path:
@@ -82,7 +111,10 @@ def default_name(bot: bool) -> str:
 def run(args: argparse.Namespace) -> int:
     from .. import wire
 
-    host, port = parse_address(args.address)
+    if args.address is None:
+        host, port = discovered(args)
+    else:
+        host, port = parse_address(args.address)
     ephemeral = args.bot and args.name is None
     name = wire.valid_name(args.name or default_name(args.bot))
     args.name = name
@@ -101,7 +133,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     from ..bots.controller import timeout_bot
 
     return {"table": args.table, "seat": args.seat, "reconnect_for": args.reconnect_for,
-            "fallback": timeout_bot(args.seed)}
+            "fallback": timeout_bot(args.seed),
+            "host_fingerprint": getattr(args, "host_fingerprint", None)}
 
 
 def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
@@ -125,7 +158,16 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
         print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
         return 1
     print(f"{name}: match over: {format_standings(standings)}")
+    _remember(args, name)
     return 0
+
+
+def _remember(args: argparse.Namespace, name: str) -> None:
+    """Index this identity's finished matches into the history (HIST-1)."""
+    from ..net.identity import default_data_dir
+    from ..table.match_record import record_peer
+
+    record_peer(args.data_dir or default_data_dir(), args.home, name)
 
 
 def format_standings(standings: dict[str, Any]) -> str:
@@ -157,6 +199,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
         return run_console_peer(args, connect, model=model)
 
     rc, error = run_reactor(start, with_asyncio=True, stop_delay=0)
+    _remember(args, name)
     error = error or model.failure
     if error is not None:   # shown after the screen is restored
         print(f"p2p-burraco join: {error}", file=sys.stderr)

@@ -140,12 +140,14 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
     from ..net.runtime import as_deferred
+    from ..table.match_record import host_hook
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
-                     seed=args.seed, resume=False)
+                     seed=args.seed, resume=False,
+                     on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
     factory = bot_factory(args.bot_kind, args.seed)
     host_key = load_or_create_identity(data_dir / "host")
     node = start_host(reactor, cfg, identity=host_key,

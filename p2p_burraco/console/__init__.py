@@ -46,10 +46,12 @@ def __getattr__(name: str) -> Any:
 def model_from_args(args: argparse.Namespace) -> ConsoleModel:
     """A console model named and configured from `play`/`join` options (missing ones are
     simply unknown until the table tells us)."""
-    return ConsoleModel(getattr(args, "name", None), game=getattr(args, "game", None),
-                        target=getattr(args, "target", None),
-                        variant=getattr(args, "variant", None),
-                        lang=getattr(args, "lang", None))
+    model = ConsoleModel(getattr(args, "name", None), game=getattr(args, "game", None),
+                         target=getattr(args, "target", None),
+                         variant=getattr(args, "variant", None),
+                         lang=getattr(args, "lang", None))
+    model.data_dir = getattr(args, "data_dir", None)
+    return model
 
 
 ABANDON_SETTLE_S = 3.0

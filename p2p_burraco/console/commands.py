@@ -426,6 +426,17 @@ def _score(model: ConsoleModel, args: list[str]) -> None:
     model.panel, model.panel_scroll = "score", 0
 
 
+@command("recent", aliases=("partite",), help="the latest finished matches, from the history "
+         "[HIST-1]", help_it="le ultime partite giocate", examples=("recent", "partite"))
+def _recent(model: ConsoleModel, args: list[str]) -> None:
+    from ..table.match_record import recent_lines
+
+    if args:
+        raise ConsoleError("recent takes no words: type recent (partite)")
+    model.help_text = recent_lines(model.data_dir)
+    model.panel, model.panel_scroll = "recent", 0
+
+
 @command("abandon", aliases=("abbandona",),
          help="give up the match: your side loses it (asks first) [TABLE-9]",
          help_it="abbandona la partita: la tua squadra la perde (chiede conferma)",

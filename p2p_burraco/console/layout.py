@@ -342,6 +342,10 @@ def main_lines(model: ConsoleModel, width: int) -> list[Line]:
         out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes · PgUp/PgDn)")]]
         return out + panel_scrolled(model, [ln for t in text
                                             for ln in wrap_text(t, width, "class:help")])
+    if model.panel == "recent":
+        out = [[("class:label", "recent matches"), ("class:dim", "  (Esc closes · PgUp/PgDn)")]]
+        return out + panel_scrolled(model, [ln for t in model.help_text
+                                            for ln in wrap_text(t, width, "class:help")])
     if model.panel == "score":
         out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes · PgUp/PgDn)")]]
         return out + panel_scrolled(model, score_lines(model, width))

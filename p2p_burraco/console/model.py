@@ -190,6 +190,7 @@ class ConsoleModel:
         self.typing: tuple[bool, str] | None = None   # live check of the line being typed
         self.panel: str | None = None          # None (the log), "help" or "score"
         self.help_text: list[str] = []
+        self.data_dir: Any = None              # where the history is (`recent`)
         # scores
         self.standings: dict[str, Any] | None = None
         self.outcomes: list[HandOutcome] = []

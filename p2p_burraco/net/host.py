@@ -67,6 +67,8 @@ class HostConfig:
     exit_when_done: bool = False
     """Stop serving once every table's match is over (demos and tests with --hands)."""
     match_options: dict[str, Any] = field(default_factory=dict)
+    on_match_end: Callable[[Any], None] | None = None
+    """Called with each TableRoom whose match ended, its records written (the history)."""
     seed: int | None = None
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
     # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
@@ -624,6 +626,11 @@ class HostNode(ServerFactory):
         """A table's match ended: it leaves the host's memory (its records are on disk);
         with `keep` a fresh default table opens; `all_done` fires when nothing is left."""
         self.finished.append(f"table {room.id}: {room.summary()}")
+        if self.config.on_match_end is not None:
+            try:
+                self.config.on_match_end(room)
+            except Exception:  # a hook's failure must not stop the host
+                log.exception("on_match_end failed")
         del self.finished[:-100]
         self.reactor.callLater(1.0, self.lobby.reap, room)
         if room is self.default_room:

@@ -85,6 +85,9 @@ class PeerConfig:
     fallback: Any = None
     """(hand, seat) → Action: the bot that plays for this seat when its clock runs out."""
     extra: dict[str, Any] = field(default_factory=dict)
+    host_fingerprint: str | None = None
+    """The host key's fingerprint a LAN advertisement gave (`net.discovery`): a host whose
+    key does not match is refused in the handshake [DISC-3]."""
 
 
 Connector = Callable[[ClientFactory], Any]
@@ -169,6 +172,15 @@ class PeerConnection(FrameProtocol):
         if not ident.verify(b["host_identity"], b["signature"], msg):
             raise WireError("auth.bad_signature", "the host's welcome signature does not verify",
                             fatal=True, ref=frame.seq)
+        advertised = self.node.config.host_fingerprint
+        if advertised is not None:
+            from .discovery import fingerprint_matches, key_fingerprint
+
+            if not fingerprint_matches(b["host_identity"], advertised):
+                raise WireError("auth.bad_signature", "the host's key has fingerprint "
+                                f"{key_fingerprint(b['host_identity'])[:16]}, not the "
+                                f"{advertised[:16]} its LAN advertisement gave [DISC-3]",
+                                fatal=True, ref=frame.seq)
         expected = self.node.expected_host
         if expected is not None and b["host_identity"] != expected:
             raise WireError("auth.bad_signature", "the host's identity changed since the first "

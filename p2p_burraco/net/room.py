@@ -21,6 +21,7 @@ from twisted.internet.interfaces import IDelayedCall
 
 from ..storage.journal import RESULT, LoadedMatch, MatchJournal
 from ..table import messages as tm
+from ..fairdeal.transcript import Transcript
 from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
 from ..table.rules import TableRules
 from ..wire import Frame, PreparedFrame, WireError
@@ -106,7 +107,8 @@ class TableRoom:
                    {k: v for k, v in config.options.items() if k != "target"}, config.rules)
         room.match_id = config.match_id
         events = list(loaded.events)
-        room.driver = replay(config, node.identity, events, loaded.checkpoint)
+        room.driver = replay(config, node.identity, events, loaded.checkpoint,
+                             cls._closed_record(node, loaded))
         room.journal = MatchJournal.reopen(loaded.directory)
         room.transcripts = sorted(p.name for p in loaded.directory.glob("hand-*.p2pb"))
         bots = dict(header.get("bots") or {})
@@ -126,6 +128,21 @@ class TableRoom:
         for s, slot in enumerate(room.slots):
             room._start_away(s)
         return room
+
+    @staticmethod
+    def _closed_record(node: HostNode, loaded: LoadedMatch) -> Transcript | None:
+        """The record of the hand the checkpoint follows, read back from its file: a seat
+        that missed that hand's end is sent it on resync."""
+        cp = loaded.checkpoint
+        if cp is None or int(cp.get("hand_no", 0)) < 1:
+            return None
+        path = loaded.directory / transcript_name(int(cp["hand_no"]) - 1)
+        try:
+            return Transcript.load(str(path))
+        except (OSError, ValueError) as exc:
+            node.say(f"{path}: not read back ({exc}); a seat that missed that hand's end "
+                     "will go on without it")
+            return None
 
     # --- lobby ---------------------------------------------------------------------
     def free_seats(self) -> list[int]:

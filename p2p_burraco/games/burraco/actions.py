@@ -9,9 +9,12 @@ Notation (what `str(action)` prints and `BurracoHand.parse_action` reads; Italia
 - ``meld 7h 8h 9h`` / ``cala …`` — one new meld; several groups at once: ``meld 7h 8h 9h / Ks Kd Kc``.
   The order typed places a free wild where it is a choice: ``meld JK 7s 8s`` puts the joker
   below, ``meld 7s 8s JK`` above (only where the rules let the player choose; under FIBUR and
-  pagat a free wild always stands at the low end and the engine places it there).
+  pagat a free wild always stands at the low end and the engine places it there). The order
+  typed also places an ace that fits at both ends: ``meld 2h … Kh Ah`` puts it after the K,
+  ``meld Ah 2h … Kh`` before the 2 (FIBUR-10).
 - ``attach 3 10h`` / ``attacca 3 10h`` — cards onto the side's meld number 3; add ``low`` or
-  ``high`` (``basso``/``alto``) to say where a wild goes when the rules leave it to you.
+  ``high`` (``basso``/``alto``) to say where an attached ace goes when it fits at both ends
+  (``attach 3 Ah high``: after the K), or else a wild, when the rules leave it to you.
 - ``discard Qs`` / ``scarta Qs``.
 - ``redraw`` / ``ripesca`` — modificato's first turn: the card just drawn goes face up on the
   pile and another is drawn.
@@ -104,7 +107,8 @@ class Meld(Action):
 
 @dataclass(frozen=True)
 class Attach(Action):
-    """Add cards to a meld of the player's side; `wild_end` 'low'/'high' where it is a choice."""
+    """Add cards to a meld of the player's side; `wild_end` 'low'/'high' places an ace that
+    fits at both ends, else a wild, where it is a choice (the wire name stays `wild_end`)."""
 
     kind: ClassVar[str] = "attach"
     meld: int

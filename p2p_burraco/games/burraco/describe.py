@@ -45,6 +45,7 @@ def describe(rules: RuleSet) -> str:
     if r.take_top_allowed:
         pile += ", or only its top card"
     add(f"First draw the top card of the stock or {pile}.", "turn_draw")
+    add("You play only cards from your own hand.", "own_cards")
     if r.take_needs_opened:
         add("Taking from the pile needs your side to have opened (you may open with the cards "
             "taken, in the same step).", "take_opened")
@@ -64,8 +65,16 @@ def describe(rules: RuleSet) -> str:
             f"include a {n['burraco']}.", "opening")
     lines.append("")
     lines.append("Melds")
-    add("Runs: three or more consecutive cards of one suit; the ace is low (A-2-3) or high "
-        "(Q-K-A), never both, no wrap-around.", "run")
+    add("Runs: three or more consecutive cards of one suit.", "run")
+    if r.ace_to_ace:
+        add("The ace is low (A-2-3) or high (Q-K-A); a run may go from ace to ace "
+            "(A-2-…-K-A, 14 cards), however it was built; no wrap-around (K-A-2).", "ace")
+    else:
+        add("The ace is low (A-2-3) or high (Q-K-A), never both, no wrap-around (K-A-2).",
+            "ace")
+    add("Where the ace fits at both ends, you choose: typed after the other cards (or "
+        "`attach … high`) it goes after the K, typed first (or `low`) before the 2; said "
+        "neither way, where the " + n["burraco"] + " scores more, else low.", "ace")
     if r.sets_allowed:
         add("Sets: three or more cards of one rank, copies allowed"
             + ("; one set per rank per side." if r.one_set_per_rank else "."), "set")
@@ -89,8 +98,10 @@ def describe(rules: RuleSet) -> str:
         add(f"A wild moves only when the card it stands for is attached; then it goes to {end}. "
             "It never returns to the hand.", "wild_moves")
     add("No meld of wild cards only; no wild replaces another wild.", "wild_only")
-    add(f"At most {r.run_max_naturals} natural cards plus one wild in a run, "
-        f"{r.set_max_naturals} plus one in a set.", "max_len")
+    run_len = ("14 cards in a run (ace to ace, or A–K plus one wild)" if r.ace_to_ace else
+               f"{r.run_max_naturals} natural cards plus one wild in a run")
+    add(f"At most {run_len}"
+        + (f", {r.set_max_naturals} plus one in a set." if r.sets_allowed else "."), "max_len")
     add("Cards on the table never come back to the hand.", "table_final")
     lines.append("")
     lines.append(f"{n['pozzetto'].capitalize()} and closing")
@@ -108,21 +119,25 @@ def describe(rules: RuleSet) -> str:
     else:
         add("The hand also ends after the turn that draws the last stock card; the pile is "
             "never turned into a new stock.", "stock_end")
-    if r.stalemate_orbit:
-        add("Stalemate: if every player in turn just takes a one-card pile and discards, for a "
-            "whole round, the hand ends.", "stalemate")
+    took = "a one-card pile" + (" or the top card alone" if r.take_top_allowed else "")
+    add(f"Stalemate: if every player in turn only takes the previous discard ({took}), lays "
+        "nothing and discards, for a whole round, the hand ends with no closing bonus. So "
+        "every hand ends within seats × (2 × stock after the deal + deck + 2) turns.", "stalemate")
     lines.append("")
     lines.append("Scoring")
     add(f"Cards: joker {r.joker_points}, 2 {r.two_points}, ace {r.ace_points}, K Q J 10 9 8 "
         f"{r.high_points}, 7 to 3 {r.low_points}.", "values")
-    bon = f"{n['burraco']} pulito {r.clean_bonus}"
+    o = "a" if n["burraco"].endswith("a") else "o"  # canasta pulita, burraco pulito
+    bon = f"{n['burraco']} pulit{o} {r.clean_bonus}"
     if r.semipuro_bonus:
         bon += f", semipuro {r.semipuro_bonus} (8+ cards, 7 naturals in a row beside the wild)"
-    bon += f", sporco {r.dirty_bonus}; closing {r.closing_bonus}."
+    bon += f", sporc{o} {r.dirty_bonus}; closing {r.closing_bonus}."
     add(bon, "bonus")
     if r.canasta_500:
-        add(f"Clean A–K run melded in one move: {r.canasta_500}; clean A–A (both aces) in one "
-            f"move: {r.canasta_1000}.", "royal")
+        add(f"Clean A–K run (every rank once) laid in one move: {r.canasta_500}; clean A–A "
+            f"(both aces) laid in one move: {r.canasta_1000}, instead of the "
+            f"{r.clean_bonus}. One that grew by attaching, even to A–K or A–A, is an ordinary "
+            f"{n['burraco']}.", "royal")
     add(f"Melded cards count for the side, cards left in hand against it; a side that never "
         f"took its {n['pozzetto']} loses {r.no_pozzetto_penalty}.", "no_pozzetto")
     if r.unopened_hand_factor > 1:

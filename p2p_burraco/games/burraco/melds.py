@@ -75,9 +75,11 @@ class Arrangement:
 # ----------------------------------------------------------------------------------------
 # runs
 
-def _run_options(cards: Sequence[Card], rules: RuleSet, allow_royal: bool
+def _run_options(cards: Sequence[Card], rules: RuleSet
                  ) -> tuple[list[Arrangement], MeldError | None]:
-    """Every valid placement of `cards` as one run (any number of wilds ≤ the limit)."""
+    """Every valid placement of `cards` as one run (any number of wilds ≤ the limit): a lone
+    ace is tried at both ends (slot 1 and slot 14); two aces only where the preset plays runs
+    from ace to ace (BURACO-18), and then they stand at both ends."""
     idx_nat = [i for i, c in enumerate(cards) if not is_wild(c)]
     if not idx_nat:
         return [], MeldError("wild_only", "a meld needs natural cards, not only wild cards")
@@ -88,13 +90,10 @@ def _run_options(cards: Sequence[Card], rules: RuleSet, allow_royal: bool
     assert suit is not None
     aces = [i for i in idx_nat if cards[i].rank == 1]
     twos = [i for i, c in enumerate(cards) if c.rank == 2 and c.suit is suit]
-    royal = False
-    if len(aces) > 1:
-        if not (allow_royal and rules.royal_runs and len(aces) == 2 and len(cards) == 14):
-            return [], MeldError("ace", "a run holds one ace, low or high, not both (no wrap-around)")
-        royal = True
+    if len(aces) > 1 and not (rules.ace_to_ace and len(aces) == 2):
+        return [], MeldError("ace", "a run holds one ace, low or high, not both (no wrap-around)")
     ace_choices: list[tuple[int, ...]] = [()]
-    if royal:
+    if len(aces) == 2:
         ace_choices = [(1, 14)]
     elif aces:
         ace_choices = [(1,), (14,)]
@@ -134,11 +133,15 @@ def _run_options(cards: Sequence[Card], rules: RuleSet, allow_royal: bool
             slots = sorted(slot_of)
             lo, hi = slots[0], slots[-1]
             gaps = [s for s in range(lo, hi + 1) if s not in slot_of]
+            if len(gaps) > len(wilds) and len(aces) == 2:
+                err = err or MeldError("ace", "two aces stand only at both ends of a run from "
+                                       "ace to ace (A-2-…-K-A)")
+                continue
             if len(gaps) > len(wilds):
                 err = err or MeldError("run", "the cards of a run must follow each other "
                                        "(one wild card may fill one gap)")
                 continue
-            if len(slot_of) > rules.run_max_naturals and not royal:
+            if len(slot_of) > rules.run_max_naturals:
                 err = err or MeldError("max_len", f"a run holds at most "
                                        f"{rules.run_max_naturals} natural cards plus one wild")
                 continue
@@ -188,31 +191,66 @@ def _free_end_ok(a: Arrangement, end: str) -> bool:
     return a.start == 1  # wild on top only when a low ace closes the bottom
 
 
-def _pick(options: list[Arrangement], cards: Sequence[Card], prefer_high: bool | None
-          ) -> Arrangement:
-    """Fewest wilds first; then the side the player asked for; then low."""
-    best = min(0 if a.wild is None else 1 for a in options)
-    options = [a for a in options if (0 if a.wild is None else 1) == best]
-    if prefer_high is not None and len(options) > 1:
-        for a in options:
-            if _wild_is_free(a) and (a.order[-1] == a.wild) == prefer_high:
-                return a
-    for a in options:
-        if not _wild_is_free(a) or a.order[0] == a.wild:
-            return a
-    return options[0]
+def _ace_high(a: Arrangement, cards: Sequence[Card]) -> bool | None:
+    """Where the run's one ace stands: True after the king, False before the 2; None for a
+    run without an ace (or from ace to ace, where both ends are taken)."""
+    if a.kind != "run":
+        return None
+    low = a.start == 1 and cards[a.order[0]].rank == 1
+    high = a.end == 14 and cards[a.order[-1]].rank == 1
+    return None if low == high else high
+
+
+def _typed_ace_end(cards: Sequence[Card]) -> bool | None:
+    """The player's word on the ace of a new run, read from the order typed: the ace typed
+    after every other natural card goes high, typed before them all goes low (FIBUR-10)."""
+    nat = [c for c in cards if not is_wild(c)]
+    aces = [i for i, c in enumerate(nat) if c.rank == 1]
+    if len(aces) != 1 or len(nat) < 2:
+        return None
+    return True if aces[0] == len(nat) - 1 else False if aces[0] == 0 else None
+
+
+_CLASS_RANK = {"pulito": 3, "semipuro": 2, "sporco": 1, None: 0}
+
+
+def _pick(options: list[Arrangement], cards: Sequence[Card], rules: RuleSet,
+          wild_high: bool | None, ace_high: bool | None = None) -> Arrangement:
+    """The placement the player gets among the legal ones: fewest wilds first; then where the
+    player asked the ace to go, then the free wild; then the better burraco (FIBUR-27: the
+    ace after the king may make a semipuro); then low (the ace before the 2, the wild below).
+    """
+    if len(options) == 1:
+        return options[0]
+
+    def key(ia: tuple[int, Arrangement]) -> tuple[int, ...]:
+        i, a = ia
+        free_top = _wild_is_free(a) and a.order[-1] == a.wild
+        ace = _ace_high(a, cards)
+        return (
+            0 if a.wild is None else 1,
+            int(ace_high is not None and ace is not None and ace != ace_high),
+            int(wild_high is not None and not (_wild_is_free(a) and free_top == wild_high)),
+            -_CLASS_RANK[classify(cards, a, rules)],
+            int(free_top),
+            int(bool(ace)),
+            i,
+        )
+
+    return min(enumerate(options), key=key)[1]
 
 
 def arrange_run(cards: Sequence[Card], rules: RuleSet, prefer_high: bool | None = None,
-                allow_royal: bool = True) -> Arrangement:
-    """Place `cards` as a new run, or raise MeldError."""
+                ace_high: bool | None = None) -> Arrangement:
+    """Place `cards` as a new run, or raise MeldError. `prefer_high` / `ace_high`: the
+    player's word on where a free wild / the ace goes, where the rules leave a choice."""
     if len(cards) < 3:
         raise MeldError("run", "a meld needs at least three cards")
-    options, err = _run_options(cards, rules, allow_royal)
+    options, err = _run_options(cards, rules)
     options = [a for a in options if _free_end_ok(a, rules.free_wild_end)]
     if not options:
         raise err or MeldError("wild_place", "a free wild card must stand at the low end")
-    return _pick(options, cards, prefer_high)
+    return _pick(options, cards, rules, prefer_high, ace_high)
 
 
 # ----------------------------------------------------------------------------------------
@@ -252,7 +290,7 @@ def arrange_new(cards: Sequence[Card], rules: RuleSet, prefer_high: bool | None 
             raise MeldError("sets_forbidden", "only runs may be melded in this game "
                             "(sets of one rank are not played)")
         return arrange_set(cards, rules)
-    return arrange_run(cards, rules, prefer_high)
+    return arrange_run(cards, rules, prefer_high, _typed_ace_end(cards))
 
 
 # ----------------------------------------------------------------------------------------
@@ -262,7 +300,9 @@ def arrange_attach(old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card
                    rules: RuleSet, wild_end: str | None = None) -> Arrangement:
     """Placement after attaching `new` to a meld whose cards (in placed order) are `old`.
 
-    Returned indexes refer to `list(old) + list(new)`. The old wild never leaves the meld
+    Returned indexes refer to `list(old) + list(new)`. `wild_end` ('low'/'high') is the
+    player's word: it places an attached ace where it fits at both ends (FIBUR-10), otherwise
+    a wild where the rules leave a choice. The old wild never leaves the meld
     (FIBUR-16); no new wild may take over from it (PAGAT-14); with sticky wilds (classic,
     Brazilian) it moves only when its own card arrives (CLASSIC-5, BURACO-7).
     """
@@ -278,7 +318,7 @@ def arrange_attach(old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card
                                 f"{Card(old_arr.start, Suit.SPADES).display()[:-1]}s")
         arr = arrange_set(cards, rules)
         return arr
-    options, err = _run_options(cards, rules, allow_royal=False)
+    options, err = _run_options(cards, rules)
     if not options:
         raise err or MeldError("run", "these cards do not extend this run")
     old_slot = None if old_wild is None else old_arr.start + old_wild
@@ -313,8 +353,12 @@ def arrange_attach(old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card
         kept.append(a)
     if not kept:
         raise why or MeldError("wild_place", "the wild card cannot stand there")
+    # one word, `low` or `high`: it places an attached ace where both ends fit, else the wild
     prefer = None if wild_end is None else wild_end == "high"
-    return _pick(kept, cards, prefer)
+    ace_varies = len({_ace_high(a, cards) for a in kept}) > 1
+    if ace_varies and any(c.rank == 1 for c in new):
+        return _pick(kept, cards, rules, None, prefer)
+    return _pick(kept, cards, rules, prefer)
 
 
 def _natural_card_arrived(cards: Sequence[Card], a: Arrangement, slot: int | None,
@@ -348,11 +392,9 @@ def classify(cards: Sequence[Card], arr: Arrangement, rules: RuleSet) -> Classif
 
 
 def royal_kind(cards: Sequence[Card], arr: Arrangement, one_move: bool) -> int:
-    """Brazilian canastas made in one move: 13 (A–K) or 14 (A–A) clean cards, else 0."""
-    if not one_move or arr.kind != "run" or arr.wild is not None or arr.start != 1:
+    """Brazilian canastas laid in one move (BURACO-14): 13 clean cards — every rank once, A to
+    K, whichever end the ace stands at — or 14 (A–A, both aces); else 0."""
+    if not one_move or arr.kind != "run" or arr.wild is not None:
         return 0
-    if len(arr.order) == 14:
-        return 14
-    if len(arr.order) == 13:
-        return 13
-    return 0
+    n = len(arr.order)
+    return n if n in (13, 14) else 0

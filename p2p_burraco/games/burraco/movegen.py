@@ -65,11 +65,9 @@ def run_candidates(hand: HandCards, rules: RuleSet) -> Iterator[tuple[Pos, ...]]
                 if len(missing) > 1:
                     break
                 nat_slots = [s for s in range(a, b + 1) if s in slots]
-                if 1 in nat_slots and 14 in nat_slots and not (
-                        rules.royal_runs and len(nat_slots) == 14
-                        and len(faces.get(Card(1, suit), [])) >= 2):
+                if 1 in nat_slots and 14 in nat_slots and not rules.ace_to_ace:
                     continue
-                if len(nat_slots) > rules.run_max_naturals and not rules.royal_runs:
+                if len(nat_slots) > rules.run_max_naturals:
                     continue
                 used: dict[Card, int] = {}
                 picked: list[Pos] = []
@@ -139,7 +137,8 @@ def attach_candidates(hand: HandCards, meld_cards: Sequence[Card], arr: Arrangem
                       rules: RuleSet) -> Iterator[tuple[tuple[Pos, ...], str | None]]:
     """Cards that might extend one meld: single cards near its ends or in its wild's slot, a
     wild (both ends where that is a choice), and a natural two slots away with a wild between.
-    Pre-filtered by face only; the state validates each one."""
+    An ace comes with each word (`low`, `high`) where the rules would not offer one anyway.
+    Pre-filtered by face only; the state validates each one and keeps distinct results."""
     faces = by_face(hand)
     wilds = _wild_faces(faces)
     has_wild = arr.wild is not None
@@ -165,9 +164,11 @@ def attach_candidates(hand: HandCards, meld_cards: Sequence[Card], arr: Arrangem
         for s in slots:
             if lo - 2 <= s <= hi + 2:
                 near.append((s, c))
+    # an ace that fits at both ends goes where the player says (FIBUR-10): offer both words
+    ace_ends = ends if ends != (None,) else (None, "low", "high")
     for s, c in near:
         if s in (lo - 1, hi + 1) or (lo <= s <= hi) or (has_wild and s in (lo - 2, hi + 2)):
-            for e in ends:
+            for e in (ace_ends if c.rank == 1 else ends):
                 yield (faces[c][0],), e
     if not has_wild:
         for w in wilds:

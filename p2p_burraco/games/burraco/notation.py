@@ -8,7 +8,8 @@ Sections, separated by ``|``, after the header ``<variant> <seats>``:
 - ``turn <seat> <draw|play>`` — who moves and in which phase (default ``turn 0 draw``);
 - ``hand <cards>`` — the hand of the seat to move (the other hands get arbitrary cards);
 - ``side<T> <meld> ; <meld> …`` — melds of the side whose lowest seat is T, each in placed
-  order (a wild typed last stands at the high end where the rules allow it);
+  order (a wild typed last stands at the high end where the rules allow it), each as laid in
+  one move (BURACO-14);
 - ``pile <cards>`` — the discard pile, bottom first;
 - ``pozzetto <T> …`` — sides that have already taken (and picked up) their pozzetto;
 - ``hand<k> <cards>`` — the hand of another seat k;
@@ -141,7 +142,7 @@ def parse_position(text: str) -> BurracoHand:
                 st.owner[p] = MELD
             wild = None if arr.wild is None else placed[arr.order.index(arr.wild)]
             st.melds[st.next_meld] = MeldState(st.next_meld, team, arr.kind, placed, arr.start,
-                                               arr.suit, wild, team, one_move=False)
+                                               arr.suit, wild, team, moves=[tuple(placed)])
             st.next_meld += 1
     st.pile = []
     for c in pile:
@@ -189,5 +190,5 @@ def parse_position(text: str) -> BurracoHand:
     if single:
         # the card taken from a one-card pile is the last card of the hand as written
         st.took_single = st.hands[seat][-1] if rules.single_card_pile else None
-        st.took_single_pile = True
+        st.took_discard_only = True
     return st

@@ -16,6 +16,8 @@ from ..cards import Card, DeckKind
 WildEnd = Literal["low", "either"]
 
 # Abstract rule keys the engine raises and scores with, mapped per preset to the digest id.
+# A key a preset does not map keeps the FIBUR (or classic) id: that preset's digest then lists
+# the id under "Shared rules" (tests/test_burraco_refusal_ids.py checks every refusal).
 FIBUR_CITE: dict[str, str] = {
     "deck": "FIBUR-1", "deal": "FIBUR-2", "opener": "FIBUR-3", "dealer": "FIBUR-4",
     "turn_draw": "FIBUR-5", "turn_meld": "FIBUR-6", "turn_discard": "FIBUR-7",
@@ -31,7 +33,7 @@ FIBUR_CITE: dict[str, str] = {
     "six": "FIBUR-37", "each": "FIBUR-38", "single_pile": "FIBUR-39",
     "counts_visible": "FIBUR-40", "wild_stays": "FIBUR-16", "sets_forbidden": "FIBUR-11",
     "one_set_rank": "FIBUR-11", "take_top": "FIBUR-5", "take_opened": "FIBUR-5",
-    "opening": "FIBUR-6", "stalemate": "FIBUR-25", "first_turn": "FIBUR-5",
+    "opening": "FIBUR-6", "stalemate": "TABLE-12", "first_turn": "FIBUR-5",
     "close_clean": "FIBUR-22", "royal": "FIBUR-26", "unopened": "FIBUR-26",
     "two_pressed": "FIBUR-16", "closing_bonus": "FIBUR-29", "hand_minus": "FIBUR-30",
 }
@@ -49,7 +51,8 @@ PAGAT_CITE: dict[str, str] = {
     "close_wild": "PAGAT-18", "close_discard": "PAGAT-18", "stock_end": "PAGAT-19",
     "stalemate": "PAGAT-20", "values": "PAGAT-21", "bonus": "PAGAT-22",
     "closing_bonus": "PAGAT-22", "no_pozzetto": "PAGAT-23", "hand_minus": "PAGAT-24",
-    "target": "PAGAT-25",
+    "target": "PAGAT-25", "own_cards": "PAGAT-26", "max_len": "PAGAT-27",
+    "take_opened": "PAGAT-4", "first_turn": "PAGAT-4", "semipuro": "PAGAT-15",
 }
 
 BURACO_CITE: dict[str, str] = {
@@ -64,7 +67,9 @@ BURACO_CITE: dict[str, str] = {
     "close_discard": "BURACO-11", "stock_end": "BURACO-12", "values": "BURACO-13",
     "bonus": "BURACO-14", "royal": "BURACO-14", "closing_bonus": "BURACO-14",
     "no_pozzetto": "BURACO-15", "hand_minus": "BURACO-15", "target": "BURACO-16",
-    "attach_own": "BURACO-17",
+    "attach_own": "BURACO-17", "ace": "BURACO-18", "max_len": "BURACO-18",
+    "take_top": "BURACO-3", "take_opened": "BURACO-3", "own_cards": "BURACO-19",
+    "semipuro": "BURACO-14",
 }
 
 CLASSIC_CITE: dict[str, str] = {
@@ -79,7 +84,7 @@ CLASSIC_CITE: dict[str, str] = {
     "closing_bonus": "CLASSIC-13", "no_pozzetto": "CLASSIC-14", "hand_minus": "CLASSIC-14",
     "unopened": "CLASSIC-15", "target": "CLASSIC-16", "turn_draw": "CLASSIC-17",
     "turn_meld": "CLASSIC-17", "turn_discard": "CLASSIC-17", "stock_end": "CLASSIC-18",
-    "single_pile": "CLASSIC-17",
+    "single_pile": "CLASSIC-17", "first_turn": "CLASSIC-17",
 }
 
 MODIF_CITE: dict[str, str] = {
@@ -112,7 +117,7 @@ class RuleSet:
     free_wild_end: WildEnd = "low"            # where a wild not standing inside a run may go
     wild_moves_freely: bool = True            # re-placed at every attach (FIBUR, pagat) …
     replaced_wild_end: WildEnd = "low"        # … or only moved when its card arrives, to here
-    royal_runs: bool = False                  # Brazilian A–K (500) and A–A (1000) in one move
+    ace_to_ace: bool = False                  # Brazilian: a run may go A-2-…-K-A (BURACO-18)
     # --- the turn ----------------------------------------------------------------------
     initial_discard: bool = True              # one card turned face up after the deal
     opener_right_of_dealer: bool = False      # modificato: the dealer's right begins
@@ -120,7 +125,6 @@ class RuleSet:
     take_top_allowed: bool = False            # classic: the top card alone may be taken
     take_needs_opened: bool = False           # classic: only a side that has opened takes
     single_card_pile: bool = True             # a lone pile card cannot go straight back
-    stalemate_orbit: bool = False             # pagat: a whole orbit of one-card swaps ends it
     stock_end: int = 2                        # the hand ends once the stock is down to this
     # --- opening (classic) ---------------------------------------------------------------
     open_threshold: int | None = None         # side total from which the big opening applies
@@ -203,7 +207,7 @@ FIBUR = RuleSet(
 PAGAT = RuleSet(
     name="pagat", title="Burraco — English rules (pagat-style)", seed="001",
     seat_counts=(2, 4), cite=PAGAT_CITE,
-    one_set_per_rank=True, semipuro_bonus=None, stalemate_orbit=True,
+    one_set_per_rank=True, semipuro_bonus=None,
     target=2000, target_strict=True, target_choices=(2000,), three_seat_switch_at=None,
 )
 
@@ -211,7 +215,7 @@ BURACO = RuleSet(
     name="buraco", title="Buraco — Brazilian (online) rules", seed="003",
     seat_counts=(2, 4), cite=BURACO_CITE,
     sets_allowed=False, free_wild_end="either", wild_moves_freely=False,
-    replaced_wild_end="low", royal_runs=True, initial_discard=False,
+    replaced_wild_end="low", ace_to_ace=True, run_max_naturals=14, initial_discard=False,
     single_card_pile=False, stock_end=0, close_needs_discard=False,
     close_discard_not_wild=False, close_needs_clean=True,
     joker_points=50, two_points=10, semipuro_bonus=None, canasta_500=500, canasta_1000=1000,

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from ..base import HandResult, Pos, ScoreLine, Seat
 from ..cards import Card
-from .melds import classify, royal_kind
+from .melds import Arrangement, classify, royal_kind
+from .rules import RuleSet
 
 if TYPE_CHECKING:
     from .state import BurracoHand
@@ -34,6 +35,40 @@ def _faces(state: BurracoHand, positions: list[int]) -> list[Card]:
     return out
 
 
+def meld_bonus(rules: RuleSet, faces: list[Card], arr: Arrangement, moves: int,
+               one_move: bool) -> tuple[str, int] | None:
+    """The bonus one meld earns, labelled with what it is and why it pays that much, so a
+    player can check the score sheet: e.g. ``canasta pulita A–K in una mossa (clean, every
+    rank, laid in one move) Ah…Kh`` 500. None below a burraco (FIBUR-26, BURACO-5)."""
+    cls = classify(faces, arr, rules)
+    if cls is None:
+        return None
+    name = rules.names["burraco"]
+    a = "a" if name.endswith("a") else "o"  # canasta pulita, burraco pulito
+    n = len(faces)
+    what = f"{faces[0]}…{faces[-1]}" if arr.kind == "run" else f"set of {str(faces[0])[:-1]}s"
+    royal = royal_kind(faces, arr, True) if rules.canasta_500 or rules.canasta_1000 else 0
+    if royal and one_move:
+        if royal == 14 and rules.canasta_1000:
+            label = f"{name} reale A–A in una mossa (clean, ace to ace, laid in one move) {what}"
+            return label, rules.canasta_1000
+        if royal == 13 and rules.canasta_500:
+            label = (f"{name} pulit{a} A–K in una mossa (clean, every rank, laid in one move) "
+                     f"{what}")
+            return label, rules.canasta_500
+    if cls == "pulito":
+        why = f"clean, {n} cards, no wild"
+        if royal:
+            paid = rules.canasta_1000 if royal == 14 else rules.canasta_500
+            why += f"; built in {moves} moves, and the {paid} is for one move only"
+        return (f"{name} pulit{a} ({why}) {what}", rules.clean_bonus)
+    if cls == "semipuro":
+        label = (f"{name} semipuro (semi-clean, {n} cards, 7 or more natural in a row beside "
+                 f"the wild) {what}")
+        return label, rules.semipuro_bonus or 0
+    return (f"{name} sporc{a} (dirty, {n} cards with a wild) {what}", rules.dirty_bonus)
+
+
 def side_lines(state: BurracoHand, team: int, seats: tuple[Seat, ...]) -> list[ScoreLine]:
     """The breakdown of one side's hand score (every scored card must be known)."""
     return [ScoreLine(label, int(points)) for label, points in _side_parts(state, team, seats)]
@@ -52,37 +87,21 @@ def _side_parts(state: BurracoHand, team: int, seats: tuple[Seat, ...],
                 face_of: Callable[[Pos], Card | None] | None = None,
                 unknown_points: float | None = None) -> list[tuple[str, float]]:
     rules = state.rules
-    b = rules.names["burraco"]
     parts: list[tuple[str, float]] = []
-    melds = state.team_melds(team)
+    melds = sorted(state.team_melds(team), key=lambda m: m.id)
     meld_points = 0
-    counts = {"pulito": 0, "semipuro": 0, "sporco": 0, "500": 0, "1000": 0}
+    bonuses: list[tuple[str, float]] = []
     for m in melds:
         faces = _faces(state, m.positions)  # melds are face up: always known
         meld_points += sum(rules.card_points(c) for c in faces)
-        arr = m.arrangement()
-        cls = classify(faces, arr, rules)
-        if cls is None:
-            continue
-        royal = royal_kind(faces, arr, m.one_move) if rules.royal_runs else 0
-        if royal == 14 and rules.canasta_1000:
-            counts["1000"] += 1
-        elif royal == 13 and rules.canasta_500:
-            counts["500"] += 1
-        else:
-            counts[cls] += 1
+        bonus = meld_bonus(rules, faces, m.arrangement(), len(m.moves), m.one_move)
+        if bonus is not None:
+            bonuses.append(bonus)
     if melds:
         parts.append(("cards in melds", meld_points))
-    bonus = {"pulito": rules.clean_bonus, "semipuro": rules.semipuro_bonus or 0,
-             "sporco": rules.dirty_bonus, "500": rules.canasta_500 or 0,
-             "1000": rules.canasta_1000 or 0}
-    label = {"pulito": f"{b} pulito", "semipuro": f"{b} semipuro", "sporco": f"{b} sporco",
-             "500": "canasta 500 (A–K clean)", "1000": "canasta reale 1000 (A–A clean)"}
-    for k in ("1000", "500", "pulito", "semipuro", "sporco"):
-        if counts[k]:
-            parts.append((f"{label[k]} ×{counts[k]}", counts[k] * bonus[k]))
+    parts += bonuses
     if state.closed_by is not None and state.closed_by in seats:
-        parts.append(("closing", rules.closing_bonus))
+        parts.append((f"closing (seat {state.closed_by} went out)", rules.closing_bonus))
     in_hand: list[Pos] = [p for s in seats for p in state.hands[s]]
     unseen: list[Pos] = []
     for pz in state.pozzetti:

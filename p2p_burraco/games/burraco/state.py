@@ -99,7 +99,8 @@ def _norm(arr: Arrangement) -> Arrangement:
 
 @dataclass
 class MeldState:
-    """A meld on the table: positions in placed order plus its arrangement facts."""
+    """A meld on the table: positions in placed order plus its arrangement facts, and the
+    moves that built it (`moves[0]` the positions laid, then those of each attachment)."""
 
     id: int
     team: int
@@ -109,16 +110,28 @@ class MeldState:
     suit: object
     wild: Pos | None
     by: Seat
-    one_move: bool
+    moves: list[tuple[Pos, ...]]
+
+    @property
+    def one_move(self) -> bool:
+        """Laid in one move (BURACO-14): the step that laid it put down every card it holds."""
+        return len(self.moves[0]) == len(self.positions)
 
     def arrangement(self) -> Arrangement:
         w = None if self.wild is None else self.positions.index(self.wild)
         return Arrangement(cast(Kind, self.kind), tuple(range(len(self.positions))), self.start,
                            cast("Suit | None", self.suit), w)
 
+    def attach(self, added: tuple[Pos, ...], arr: Arrangement, positions: list[Pos]) -> None:
+        """Cards attached: the meld's new placement, and one more move in its history."""
+        self.positions = positions
+        self.start = arr.start
+        self.wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
+        self.moves.append(added)
+
     def clone(self) -> MeldState:
         return MeldState(self.id, self.team, self.kind, list(self.positions), self.start,
-                         self.suit, self.wild, self.by, self.one_move)
+                         self.suit, self.wild, self.by, list(self.moves))
 
 
 @dataclass
@@ -179,7 +192,7 @@ class BurracoHand:
         self.turn: Seat = sch.first
         self._phase = "draw"
         self.took_single: Pos | None = None
-        self.took_single_pile = False
+        self.took_discard_only = False
         self.acted = False
         self.drawn: Pos | None = None
         self.can_redraw = False
@@ -690,7 +703,8 @@ class BurracoHand:
             taken, groups = cast("tuple[list[Pos], Groups]", plan)
             if isinstance(action, A.Take) and len(taken) == 1:
                 self.took_single = taken[0] if self.rules.single_card_pile else None
-                self.took_single_pile = True
+            # only the previous player's discard: a one-card pile, or the top card alone
+            self.took_discard_only = len(taken) == 1
             del self.pile[len(self.pile) - len(taken):]
             for p in taken:
                 self.hands[seat].append(p)
@@ -717,9 +731,7 @@ class BurracoHand:
             for r in action.cards:
                 self.hands[seat].remove(r[0])
                 self.owner[r[0]] = MELD
-            m.positions = positions
-            m.start = arr.start
-            m.wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
+            m.attach(tuple(r[0] for r in action.cards), arr, positions)
             self.acted = True
             self._after_meld(seat)
             return
@@ -754,7 +766,7 @@ class BurracoHand:
             wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
             self.melds[self.next_meld] = MeldState(
                 self.next_meld, team, arr.kind, positions, arr.start, arr.suit, wild, seat,
-                one_move=True)
+                moves=[tuple(positions)])
             self.next_meld += 1
         self._after_meld(seat)
 
@@ -831,14 +843,13 @@ class BurracoHand:
         return self._abandoned_by
 
     def _end_turn(self) -> None:
-        if self.rules.stalemate_orbit:
-            if self.took_single_pile and not self.acted and len(self.pile) == 1:
-                self.stalemate_count += 1
-            else:
-                self.stalemate_count = 0
-            if self.stalemate_count >= self.n_seats:
-                self._finish("stalemate", None)
-                return
+        # stalemate (PAGAT-20, ours elsewhere as TABLE-12): a whole orbit of turns that only
+        # took the previous discard and laid nothing ends the hand
+        idle = self.took_discard_only and not self.acted
+        self.stalemate_count = self.stalemate_count + 1 if idle else 0
+        if self.stalemate_count >= self.n_seats:
+            self._finish("stalemate", None)
+            return
         if self.stock_count <= self.rules.stock_end:
             self._finish("stock", None)
             return
@@ -847,7 +858,7 @@ class BurracoHand:
         self.turn = (self.turn + 1) % self.n_seats
         self._phase = "draw"
         self.took_single = None
-        self.took_single_pile = False
+        self.took_discard_only = False
         self.acted = False
         self.drawn = None
         self.can_redraw = False
