@@ -306,16 +306,13 @@ def key_checker(args: argparse.Namespace) -> tuple[Callable[[str, bytes], str], 
 # --------------------------------------------------------------------------- printing
 
 def _cards(hand: Any, positions: list[int]) -> str:
-    """Cards named as the console names them (`7♥`, `9 coppe`: cardnames.card_label)."""
-    from ..cardnames import card_label
-
-    game = getattr(hand, "game", None)
-    style = getattr(getattr(hand, "rules", None), "display", None)
+    """Cards in the engine's notation (`7h`, `Qc`): what `replay --text` prints too
+    (REPLAY-2 compares the two), and what a player types."""
     out = []
     for pos in positions:
         cid = hand.card_at(pos)
-        out.append("??" if cid is None else card_label(hand.deck[cid], game, "en", style))
-    return (", " if any(" " in c for c in out) else " ").join(out)
+        out.append("??" if cid is None else str(hand.deck[cid]))
+    return " ".join(out)
 
 
 def _key_status(ma: Any, role: str, key: Any) -> str:
