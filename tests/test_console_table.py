@@ -56,8 +56,10 @@ def test_take_lists_the_cards_and_a_drawn_card_is_marked_until_the_next_move() -
     assert len(model.fresh) == 1
     (fresh,) = model.fresh
     number = [p for p, _ in model.hand_cards()].index(fresh) + 1
-    screen = "\n".join(render_screen(model, 80, 24))
-    assert f"✦{number}:" in screen and "just drawn" in screen
+    for columns, rows in ((80, 24), (160, 48)):
+        screen = "\n".join(render_screen(model, columns, rows))
+        assert f"✦{number}:" in screen and "just drawn" in screen
+        assert takes[0].split(": ", 1)[1].split(" ⇐")[0] in screen
     assert run_command(model, f"discard {1 if number != 1 else 2}")
     assert not model.fresh and "✦" not in "\n".join(render_screen(model, 80, 24))
     assert pile_before                                        # the pile the bots left
@@ -86,6 +88,8 @@ def test_names_first_and_seat_numbers_only_beside_them() -> None:
     texts = [ln.text for ln in model.log][-3:]
     assert texts == ["Bot2 (seat 2) back", "Bot3 (seat 3) dropped (120 s grace)",
                      "Bot1 (seat 1) sent a bad key"]
+    wide = right_column(render_screen(model, 160, 48), 160)
+    assert "Bot2 (seat 2) back" in wide and "Bot1 (seat 1) sent a bad key" in wide
 
 
 def test_the_score_sheet_shows_every_hand_and_the_running_totals() -> None:
