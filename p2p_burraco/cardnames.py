@@ -28,7 +28,7 @@ _RANKS: dict[str, dict[int, str]] = {
 }
 JOKER_WORD = {"en": "joker", "it": "jolly"}
 PINELLA_WORD = {"en": "pinella (a 2, wild)", "it": "pinella (un 2, matta)"}
-_TOKEN = re.compile(r"^(?:10|[2-9AJQK])[hdcsDCBS]$|^JK$")
+_TOKEN = re.compile(r"^(?:10|[2-9AJQK])[hdcsbDCBS]$|^JK$")
 """The engine's canonical card words (`str(card)`), the only ones renamed inside a text."""
 
 

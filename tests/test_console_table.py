@@ -5,6 +5,7 @@ a title on our turn, and one way of naming cards everywhere."""
 
 from __future__ import annotations
 
+import re
 from test_console_driver import Driver, SizedOutput, local_table, render_screen, run_driven
 from test_console_layout import play_our_turns
 
@@ -154,9 +155,13 @@ def test_one_card_naming_on_screen_in_the_log_in_help_and_in_refusals() -> None:
     assert "1:8 denari" in screen and "Enter: play 1 (8 denari)" in screen
     assert not run_command(model, "play 1d")
     assert model.error == "refused: A denari is not in your hand [BRISCOLA-13]"
+    assert model.display_text("play 4b · play Jd · play 10s · play Qc") == \
+        "play 4 bastoni · play 8 denari · play 10 spade · play 9 coppe"   # every suit letter
     assert run_command(model, "play 9 coppe")
-    assert "Ann: play 9 coppe" in "\n".join(render_screen(model))
-    assert "Qc" not in "\n".join(render_screen(model))
+    for columns, rows in ((80, 24), (160, 48)):
+        screen = "\n".join(render_screen(model, columns, rows))
+        assert "Ann: play 9 coppe" in screen
+        assert not re.search(r"play (?:10|[2-9AJQK])[hdcsb]\b", screen), screen   # no `Qc`, `4b`
     assert "play 9 coppe" in "\n".join(help_lines("briscola", "play"))
     burraco = ConsoleModel("Ann", game="burraco", lang="it")
     assert "Jolly: JK" in "\n".join(help_lines("burraco", lang=burraco.lang))
