@@ -28,8 +28,9 @@ _RANKS: dict[str, dict[int, str]] = {
 }
 JOKER_WORD = {"en": "joker", "it": "jolly"}
 PINELLA_WORD = {"en": "pinella (a 2, wild)", "it": "pinella (un 2, matta)"}
-_TOKEN = re.compile(r"^(?:10|[2-9AJQK])[hdcsbDCBS]$|^JK$")
-"""The engine's canonical card words (`str(card)`), the only ones renamed inside a text."""
+_CARD_WORD = re.compile(r"(?<![\w#])(?:(?:10|[2-9AJQK])[hdcsbDCBS]|JK)(?![\w])")
+"""The engine's canonical card words (`str(card)`), the only ones renamed inside a text
+(standing alone: `#10` is a meld, `10s` inside a word is not a card)."""
 
 
 def _lang(lang: str | None) -> str:
@@ -76,21 +77,18 @@ def card_name(card: Card, game: str | None = None, lang: str | None = "en",
 
 def name_cards(text: str, parse: object, game: str | None = None, lang: str | None = "en",
                style: str | None = None) -> str:
-    """`text` with every card word in the engine's notation (`Kc is not in your hand`)
-    replaced by its label — for refusals and log lines that come from the engine.
-    `parse(word) -> Card` is the deck's own parser (a word it refuses stays as it is)."""
-    out = []
-    for word in text.split(" "):
-        core = word.strip(".,;:()'\"")
-        if core and _TOKEN.match(core):
-            try:
-                card = parse(core)  # type: ignore[operator]
-            except ValueError:
-                out.append(word)
-                continue
-            word = word.replace(core, card_label(card, game, lang, style))
-        out.append(word)
-    return " ".join(out)
+    """`text` with every card word in the engine's notation (`Kc is not in your hand`,
+    `5c…Jc`) replaced by its label — for refusals, log lines and score lines that come from
+    the engine. `parse(word) -> Card` is the deck's own parser (a word it refuses stays)."""
+
+    def label(m: re.Match[str]) -> str:
+        try:
+            card = parse(m.group(0))  # type: ignore[operator]
+        except ValueError:
+            return m.group(0)
+        return card_label(card, game, lang, style)
+
+    return _CARD_WORD.sub(label, text)
 
 
 def typing_help(game: str | None, lang: str | None = "en") -> list[str]:

@@ -6,6 +6,7 @@ a title on our turn, and one way of naming cards everywhere."""
 from __future__ import annotations
 
 import re
+
 from test_console_driver import Driver, SizedOutput, local_table, render_screen, run_driven
 from test_console_layout import play_our_turns
 
@@ -105,10 +106,11 @@ def test_the_score_sheet_shows_every_hand_and_the_running_totals() -> None:
         assert f"h{outcome.number} " in text and f"hand {outcome.number}:" in text
         assert f"= {total[0]}" in text and f"= {total[1]}" in text
         for label in (ln.label for lines in outcome.result.breakdown for ln in lines):
-            assert label in text                   # every line of the breakdown, by kind
+            assert model.display_text(label) in text   # every line of the breakdown, by kind
     assert text.index("hand 2:") < text.index("hand 1:")          # the newest first
     for part in ("running totals", "cards in melds", "cards left in hand", "audit:"):
         assert part in text, text
+    assert not re.search(r"(?<![\w#])(?:10|[2-9AJQK])[hdcs](?![\w])", text)  # cards named
 
 
 class RecordingOutput(SizedOutput):

@@ -97,7 +97,7 @@ def format_standings(standings: dict[str, object], names: Sequence[str] = ()) ->
     def who(s: int) -> str:
         return f"{names[s]} (seat {s})" if s < len(names) else f"seat {s}"
 
-    parts = [f"{'+'.join(who(s) for s in side)} {total}"  # type: ignore[union-attr]
+    parts = [f"{'+'.join(who(s) for s in side)} {total}"
              for side, total in zip(sides, totals)]  # type: ignore[call-overload]
     line = " | ".join(parts)
     if standings.get("target") is not None:

@@ -1064,8 +1064,8 @@ class ConsoleModel:
         for side, pts, breakdown in zip(res.sides, res.points, res.breakdown):
             who = " + ".join(self.seat_name(s) for s in side)
             lines.append(f"{who}: {pts:+d}")
-            for ln in breakdown:
-                lines.append(f"   {ln.label:<28} {ln.points:+5d}")
+            for ln in breakdown:     # the engine's lines, cards named as on screen
+                lines.append(f"   {self.display_text(ln.label):<28} {ln.points:+5d}")
         return lines
 
     def score_sheet(self) -> list[str]:

@@ -118,21 +118,25 @@ def clip_text(text: str, width: int) -> str:
 
 
 def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
-    """Plain text wrapped at spaces to `width` columns."""
+    """Plain text wrapped at spaces to `width` columns. Each row keeps its own spacing (the
+    columns of a score or a help list); continuation rows are indented two more than the
+    paragraph; a word longer than a row is cut with "…"."""
     lines: list[Line] = []
     for para in text.splitlines() or [""]:
-        if len(para) <= width:  # fits: keep its spacing (score columns)
-            lines.append([(style, para)])
-            continue
         indent = para[:len(para) - len(para.lstrip(" "))]
-        cur = indent
-        for word in para.split():
-            if cur.strip() and len(cur) + 1 + len(word) > width:
-                lines.append([(style, cur)])
-                cur = indent + "  " + word
-            else:
-                cur = f"{cur} {word}" if cur.strip() else cur + word
-        lines.append([(style, clip_text(cur, width))])
+        cont = indent + "  "
+        cur = para
+        while len(cur) > width:
+            lead = len(cur) - len(cur.lstrip(" "))
+            cut = cur.rfind(" ", lead + 1, width + 1)
+            if cut <= lead or len(cont) >= width:
+                lines.append([(style, clip_text(cur, width))])
+                cur = ""
+                break
+            lines.append([(style, cur[:cut].rstrip())])
+            cur = cont + cur[cut:].lstrip()
+        if cur or not lines or not para:
+            lines.append([(style, cur)])
     return lines
 
 
