@@ -78,11 +78,12 @@ class LinesControl(UIControl):
     With `bottom=True` it shows the last lines that fit (a log)."""
 
     def __init__(self, render: Render, bottom: bool = False,
-                 on_scroll: Callable[[int], None] | None = None) -> None:
+                 on_scroll: Callable[[int], None] | None = None, more_hint: str = "") -> None:
         self.render = render
         self.bottom = bottom
         self.on_scroll = on_scroll
-        self.more_hint = ""
+        self.more_hint = more_hint
+        """Said after "↓ N more line(s)" when the lines overflow (how to see them)."""
 
     def mouse_handler(self, mouse_event: MouseEvent) -> object:
         """The mouse wheel scrolls (the log); anything else is not ours."""
@@ -467,8 +468,8 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
     pres_is_burraco = Condition(lambda: model.game == "burraco")
     buffer = buffer or create_command_buffer(model)
 
-    table = _window(lambda w, h: main_lines(model, w), height=Dimension(min=3, weight=1))
-    table.content.more_hint = " · PgDn"  # type: ignore[attr-defined]
+    table = Window(LinesControl(lambda w, h: main_lines(model, w), more_hint=" · PgDn"),
+                   wrap_lines=False, height=Dimension(min=3, weight=1))
     staging = ConditionalContainer(
         _window(lambda w, h: staging_lines(model, w), dont_extend_height=True),
         filter=pres_is_burraco)

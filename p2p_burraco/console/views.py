@@ -207,9 +207,6 @@ class Presenter:
     def hand_label(self, model: ConsoleModel) -> str:
         return f"your hand ({len(model.hand_cards())})"
 
-    def numbered_hand(self) -> bool:
-        return False
-
     def _seat_row(self, model: ConsoleModel, seat: int, to_move: int | None,
                   side_names: dict[int, str], detail: str, width: int) -> Line:
         mark = "▶" if seat == to_move else " "
@@ -229,9 +226,6 @@ class BriscolaPresenter(Presenter):
     """Trump, the trick on the table, cards left, points taken, the three cards in hand."""
 
     game = "briscola"
-
-    def numbered_hand(self) -> bool:
-        return True
 
     def default_action(self, model: ConsoleModel) -> str | None:
         if not model.my_turn or model.cursor_card() is None:
