@@ -61,7 +61,12 @@ def test_take_lists_the_cards_and_a_drawn_card_is_marked_until_the_next_move() -
     for columns, rows in ((80, 24), (160, 48)):
         screen = "\n".join(render_screen(model, columns, rows))
         assert f"✦{number}:" in screen and "just drawn" in screen
+        assert model.card_name(model.hand_cards()[number - 1][1]) in screen
         assert takes[0].split(": ", 1)[1].split(" ⇐")[0] in screen
+    assert run_command(model, "set lang it")                   # --lang it: the same, in Italian
+    drawn = model.hand_cards()[number - 1][1]
+    assert f"✦ {model.card_name(drawn)} pescata" in "\n".join(render_screen(model, 80, 24))
+    assert " di " in model.card_name(drawn) or drawn.is_joker
     assert run_command(model, f"discard {1 if number != 1 else 2}")
     assert not model.fresh and "✦" not in "\n".join(render_screen(model, 80, 24))
     assert pile_before                                        # the pile the bots left

@@ -41,6 +41,8 @@ def create_application(model: ConsoleModel, input: Input | None = None,
 
     def on_quit() -> None:
         if app.is_running and not app.is_done:
+            if model.title_alert:
+                app.output.clear_title()   # no "your turn" left in the terminal's title
             app.exit(result=0)
 
     def alert(kind: str) -> None:

@@ -252,8 +252,11 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
     progress = model.deal_progress()
     if progress:
         label = [("class:progress", progress)]
-    if model.fresh & {pos for pos, _ in cards}:
-        label.append(("class:card.fresh", " · ✦ just drawn"))
+    fresh = [card for pos, card in cards if pos in model.fresh]
+    if fresh:   # said in words too, in the console's language: `✦ 7 of hearts just drawn`
+        names = ", ".join(model.card_name(c) for c in fresh[:3]) + ("…" if fresh[3:] else "")
+        label.append(("class:card.fresh", f" · ✦ {names} " +
+                      ("pescata" if model.lang == "it" else "just drawn")))
     heads = flow([[(style, part)] for style, text in label
                   for part in text.split(" · ") if part], width, sep=" · ")
     items: list[Line] = []
