@@ -9,6 +9,7 @@ from test_console_driver import Driver, local_table, render_screen, run_driven
 
 from p2p_burraco.cardnames import card_label, card_name
 from p2p_burraco.console.commands import COMMANDS, help_lines, run_command
+from p2p_burraco.console.layout import COMPACT_RIGHT
 from p2p_burraco.console.model import rank_key, sort_key
 from p2p_burraco.games.cards import Card, Suit
 
@@ -78,9 +79,11 @@ def test_set_switches_and_refusals() -> None:
         assert run_command(model, line), model.error
         assert getattr(model, attr) == value
     folded = render_screen(model, 80, 24)            # the table takes the whole width
-    assert not any("│" in r[40:] and "seats" in r for r in folded)
-    assert any(r.startswith("discard pile") for r in folded)
-    assert run_command(model, "set panel on") and "seats" in "\n".join(render_screen(model))
+    bar = 80 - COMPACT_RIGHT - 1                     # where the column's rule would be
+    assert not any(len(r) > bar and r[bar] == "│" for r in folded[1:-4])
+    assert any(r.startswith("scarti (") for r in folded)           # `set lang it` above
+    assert run_command(model, "set panel on") and "posti" in "\n".join(render_screen(model))
+    assert run_command(model, "set lang en") and "seats" in "\n".join(render_screen(model))
     for line, error in (("set bell loud", "set bell takes on or off, not 'loud'"),
                         ("set colour red", "nothing called 'colour' to set"),
                         ("set lang fr", "set lang takes it or en, not 'fr'"),

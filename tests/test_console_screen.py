@@ -128,3 +128,19 @@ def test_below_80x24_the_screen_asks_for_a_resize_and_comes_back() -> None:
     text = " ".join(small)
     assert "70×20" in text and "at least 80×24" in text and "larger" in text
     assert back[0].lstrip().startswith("Burraco") and back[-1].startswith(">")
+
+
+def test_the_table_in_italian_with_lang_it() -> None:
+    """`--lang it` (or `set lang it`): the title, the table's labels, the hand, the keys, the
+    turn hint and the question before leaving, in Italian; the card names too."""
+    model, table = local_table("burraco", seed=4)
+    model.lang = "it"
+    table.start()
+    for columns, rows in ((80, 24), (160, 48)):
+        text = "\n".join(render_screen(model, columns, rows))
+        for words in ("tocca a te", "noi, squadra A", "scarti (1)", "tallone ", "posti",
+                      "la tua mano (11)", "F2 pesca", "F3 raccogli", "puoi: pescare, raccogliere"):
+            assert words in text, (words, text)
+        assert "your hand" not in text and "discard pile" not in text
+    model.quit()
+    assert "Lasciare il tavolo?" in "\n".join(render_screen(model, 80, 24))

@@ -45,6 +45,7 @@ from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 from .commands import complete_line, dry_run, help_lines, run_command
 from .model import ConsoleModel, format_ms
 from .views import CUT, Line, clip, clip_text, flow, labelled, presenter_for, text_width, wrap_text
+from .words import tr
 
 RIGHT_WIDTH = 34
 """Columns of the right-hand column (seats, scores, log) from 100 columns up."""
@@ -178,13 +179,15 @@ def title_parts(model: ConsoleModel, compact: bool) -> Line:
     pres = presenter_for(model)
     st = model.state
     parts: Line = [] if compact else [("class:title.app", " p2p-burraco ")]
-    parts.append(("class:title", " " + (pres.title(model) or "waiting for a table")))
+    lang = model.lang
+    parts.append(("class:title", " " + (pres.title(model) or tr(lang, "waiting for a table"))))
     if model.hand_no:
-        parts.append(("class:title", f" · h{model.hand_no}" if compact
-                      else f" · hand {model.hand_no}"))
+        parts.append(("class:title", " · " + tr(lang, "h{n}" if compact else "hand {n}",
+                                                n=model.hand_no)))
     if st is not None and not st.is_over and st.to_move is not None:
         who = st.to_move
-        turn = "your turn" if who == model.seat else f"{model.seat_name(who)} to move"
+        turn = tr(lang, "your turn") if who == model.seat else \
+            tr(lang, "{who} to move", who=model.seat_name(who))
         parts.append(("class:title.turn", f" · ▶ {turn}" if compact
                       else f" · ▶ {turn} ({st.phase})"))
         clock = model.clock
@@ -195,9 +198,10 @@ def title_parts(model: ConsoleModel, compact: bool) -> Line:
             parts.append(("class:title.warn" if warn else "class:title.clock",
                           f" ⏱ {format_ms(left)}"))
     elif st is not None and st.is_over:
-        parts.append(("class:title", " · hand over"))
+        parts.append(("class:title", " · " + tr(lang, "hand over")))
     if model.standings:
-        parts.append(("class:title", (" · " if compact else " · score ") + model.score_brief()))
+        parts.append(("class:title", " · " + ("" if compact else tr(lang, "score "))
+                      + model.score_brief()))
     if model.status:
         alert = model.link_alert is not None
         parts.append(("class:title", " · "))
@@ -255,8 +259,7 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
     fresh = [card for pos, card in cards if pos in model.fresh]
     if fresh:   # said in words too, in the console's language: `✦ 7 of hearts just drawn`
         names = ", ".join(model.card_name(c) for c in fresh[:3]) + ("…" if fresh[3:] else "")
-        label.append(("class:card.fresh", f" · ✦ {names} " +
-                      ("pescata" if model.lang == "it" else "just drawn")))
+        label.append(("class:card.fresh", f" · ✦ {names} " + tr(model.lang, "just drawn")))
     heads = flow([[(style, part)] for style, text in label
                   for part in text.split(" · ") if part], width, sep=" · ")
     items: list[Line] = []
@@ -278,10 +281,11 @@ def staging_lines(model: ConsoleModel, width: int) -> list[Line]:
     """Staged steps (not yet on the table), the queue being sent, and the last refusal."""
     if model.game != "burraco":
         return []
-    out: Line = [("class:label", "staged: ")]
+    out: Line = [("class:label", tr(model.lang, "staged: "))]
     if not model.staged and not model.outbox:
-        long = "nothing — meld/attach go here first; send lays them down"
-        out.append(("class:dim", long if len(long) + 8 <= width else "nothing yet"))
+        long = tr(model.lang, "nothing — meld/attach go here first; send lays them down")
+        out.append(("class:dim", long if len(long) + 12 <= width
+                    else tr(model.lang, "nothing yet")))
         return [clip(out, width)]
     items: list[Line] = []
     for step in model.outbox:
@@ -414,7 +418,7 @@ def hint_line(model: ConsoleModel, width: int) -> list[Line]:
     if action:
         parts += [("class:hint.key", "Enter"), ("class:hint", f": {pres.action_label(model, action)}  │ ")]
     used = text_width(parts)
-    keys = [k for k in pres.keys_hint(model).split(" · ") if k]
+    keys = [k for k in tr(model.lang, pres.keys_hint(model)).split(" · ") if k]
     shown: list[str] = []
     for key in keys:
         if used + len(key) + (3 if shown else 0) > width:

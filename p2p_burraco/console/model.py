@@ -28,6 +28,8 @@ from .. import cardnames
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
 from ..games.cards import Card, NotationError, Suit
+from .words import kinds as kind_words
+from .words import tr
 
 LOG_LINES = 400
 """How many log lines the console keeps (older lines scroll away)."""
@@ -296,7 +298,7 @@ class ConsoleModel:
             self._flush()
         else:
             self.refresh()
-            self.message = "your turn: " + self.turn_hint()
+            self.message = tr(self.lang, "your turn: ") + self.turn_hint()
             self._turn_alert()
         self._snapshot()
         self.invalidate()
@@ -849,8 +851,8 @@ class ConsoleModel:
                 return "hand over"
             if self.state is None:
                 return self.waiting_text()
-            return f"waiting for {self.seat_name(self.state.to_move)}"
-        return "you may " + ", ".join(kinds)
+            return tr(self.lang, "waiting for {who}", who=self.seat_name(self.state.to_move))
+        return tr(self.lang, "you may {kinds}", kinds=kind_words(self.lang, kinds))
 
     # ------------------------------------------------------------------ staging
     def refresh(self) -> None:
@@ -1154,7 +1156,9 @@ class ConsoleModel:
                 and self.status != "disconnected")
 
     def quit_question(self) -> str:
-        return QUIT_QUESTION if self.on_abandon is not None else QUIT_QUESTION_OFFLINE
+        """What leaving costs, asked before it happens (in the console's language)."""
+        return tr(self.lang, QUIT_QUESTION if self.on_abandon is not None
+                  else QUIT_QUESTION_OFFLINE)
 
     def _leave(self) -> None:
         """Quit for good; mid-match at a networked table, sign `abandon` first."""

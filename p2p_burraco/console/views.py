@@ -13,6 +13,7 @@ from typing import Any
 
 from ..games.cards import Card
 from .model import ConsoleModel
+from .words import tr
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -205,7 +206,8 @@ class Presenter:
         return model.display_text(action)
 
     def hand_label(self, model: ConsoleModel) -> str:
-        return f"your hand ({len(model.hand_cards())})"
+        return tr(model.lang, "your hand ({n}{more}){pz}", n=len(model.hand_cards()), more="",
+                  pz="")
 
     def _seat_row(self, model: ConsoleModel, seat: int, to_move: int | None,
                   side_names: dict[int, str], detail: str, width: int) -> Line:
@@ -315,11 +317,11 @@ class BriscolaPresenter(Presenter):
         sides = v.get("sides") or []
         side_names = {s: "AB"[i] for i, side in enumerate(sides) for s in side}
         sizes = v.get("hand_sizes") or []
-        out = [[("class:label", "seats")]]
+        out = [[("class:label", tr(model.lang, "seats"))]]
         wide = width >= WIDE_SEATS
         for seat in range(int(v.get("n_seats", len(sizes)))):
             n = sizes[seat] if seat < len(sizes) else "?"
-            detail = f"{n} cards" if wide else f"{n}c"
+            detail = f"{n} {tr(model.lang, 'cards')}" if wide else f"{n}c"
             if seat == v.get("dealer"):
                 detail += " · dealer" if wide else " D"
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
