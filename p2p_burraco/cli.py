@@ -11,17 +11,32 @@ import argparse
 import importlib
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 COMMANDS: tuple[str, ...] = (
     "play", "host", "join", "selfplay", "rules", "verify", "bench",
+    "tables", "history", "stats", "replay",
 )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-sentence refusal: the bad value and what is accepted, then exit
+    status 2 — no usage block to read through, no traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    from . import __version__
+    from .commands.argtypes import add_lang, locale_lang
+
+    parser = Parser(
         prog="p2p-burraco",
         description="Burraco and Briscola among friends, dealt fairly with no trusted dealer.",
     )
+    parser.add_argument("--version", action="version", version=f"p2p-burraco {__version__}")
+    add_lang(parser, default=locale_lang())
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         module_name = f"p2p_burraco.commands.{name}"
@@ -33,13 +48,18 @@ def build_parser() -> argparse.ArgumentParser:
             raise
         p = sub.add_parser(name, help=module.HELP, description=module.HELP)
         module.add_arguments(p)
+        if not any("--lang" in a.option_strings for a in p._actions):
+            add_lang(p)   # also after the command: `p2p-burraco play --lang it`
         p.set_defaults(_run=module.run)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:   # --help, --version, or a refused argument (status 2)
+        return exc.code if isinstance(exc.code, int) else 2
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2

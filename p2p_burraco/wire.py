@@ -727,6 +727,13 @@ TRANSPORT_MESSAGES: tuple[MessageSpec, ...] = (
     _m("left", HOST, "You no longer sit at a table.", table="str"),
     _m("table_update", HOST, "A table's seats changed (who sits, who is connected).",
        info="map"),
+    _m("say", PEER, "A chat line to everyone at your table (lobby input: size-capped, "
+       "rate-limited; never part of a hand's log).",
+       signed="peer identity key over SAY(table, seat, n, text)",
+       table="str", n="uint", text="str", sig="bytes64"),
+    _m("said", HOST, "A seat's chat line, relayed verbatim with its signature to every seat "
+       "of the table (the author's copy is its acknowledgement).",
+       table="str", seat="seat", name="str", n="uint", text="str", sig="bytes64"),
     _m("seat_status", HOST, "A seated player dropped or came back; grace_ms left if dropped.",
        seat="seat", connected="bool", grace_ms="opt[uint]"),
     _m("match_started", HOST, "Seats are full: the match begins. Names and keys of every seat.",
@@ -973,6 +980,32 @@ def auth_message(domain: bytes, version: int, nonce: bytes, challenge: bytes,
         if len(b) != 32:
             raise ValueError(f"{name} must be 32 bytes")
     return domain + struct.pack(">H", version) + nonce + challenge + identity
+
+
+SAY_DOMAIN = b"p2p-burraco/say/v1\x00"
+MAX_SAY_CHARS = 200
+"""A chat line's length at most (characters): lobby input is size-capped."""
+
+
+def say_message(table: str, seat: int, n: int, text: str) -> bytes:
+    """Fixed-layout bytes a chat line's author signs: domain || u16 len(table) || table ||
+    u8 seat || u64 n || text (UTF-8). Bound to the table, the seat and a counter the author
+    raises with each line, so a signed line cannot be replayed elsewhere or again."""
+    tid = table.encode("utf-8")
+    return SAY_DOMAIN + struct.pack(">H", len(tid)) + tid + struct.pack(">BQ", seat, n) + \
+        text.encode("utf-8")
+
+
+def valid_say(text: str) -> str:
+    """A chat line: 1..MAX_SAY_CHARS printable characters, trimmed (ValueError otherwise)."""
+    t = text.strip()
+    if not t:
+        raise ValueError("an empty chat line")
+    if len(t) > MAX_SAY_CHARS:
+        raise ValueError(f"a chat line is at most {MAX_SAY_CHARS} characters, not {len(t)}")
+    if not t.isprintable():
+        raise ValueError("a chat line holds printable characters only")
+    return t
 
 
 def choose_version(offered: Iterable[int]) -> int:

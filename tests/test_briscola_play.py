@@ -205,7 +205,7 @@ def test_hundred_selfplay_games() -> None:
 # --- the command line ----------------------------------------------------------------------
 @pytest.mark.parametrize("argv,expect", [
     (["--players", "2", "--hands", "3", "--match", "smazzate"], "(target 2)"),
-    (["--players", "4", "--hands", "1"], "seat 0+seat 2"),
+    (["--players", "4", "--hands", "1"], "greedy (seat 0)+greedy (seat 2)"),
     (["--players", "2", "--hands", "1", "--variant", "vinco-subito", "--seed", "3"], "winner"),
 ])
 def test_cli_selfplay(capsys: pytest.CaptureFixture[str], argv: list, expect: str) -> None:

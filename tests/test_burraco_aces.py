@@ -6,8 +6,8 @@ of the moves that built it); BURACO-18 ace to ace however it is built."""
 from __future__ import annotations
 
 import pytest
+from test_burraco_scoring import play  # a position, then steps applied with cards conserved
 
-from p2p_burraco.games.base import check_cards_conserved
 from p2p_burraco.games.burraco import BurracoHand
 from p2p_burraco.games.burraco import actions as A
 from p2p_burraco.games.burraco.notation import parse_position
@@ -16,14 +16,6 @@ from p2p_burraco.games.burraco.scoring import side_lines
 LOW_RUN = "2h 3h 4h 5h 6h JK 8h 9h 10h Jh Qh Kh"      # the joker stands for the 7
 CLEAN_RUN = "2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh"
 A_TO_K = "Ah 2h 3h 4h 5h 6h 7h 8h 9h 10h Jh Qh Kh"
-
-
-def play(position: str, *steps: tuple[int, str]) -> BurracoHand:
-    st = parse_position(position)
-    for seat, words in steps:
-        st.apply(seat, st.parse_action(seat, words))
-        check_cards_conserved(st)
-    return st
 
 
 def meld0(st: BurracoHand) -> tuple[str, str | None]:

@@ -16,6 +16,7 @@ from p2p_burraco.console.commands import (
     help_lines,
     lookup,
     run_command,
+    short_help,
 )
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.games.base import RuleViolation
@@ -62,8 +63,10 @@ def test_every_command_has_help_and_words_are_unique() -> None:
 def test_help_and_completion_come_from_the_table() -> None:
     model = ConsoleModel("Ann", game="burraco")
     text = "\n".join(help_lines("burraco"))
-    for cmd in commands_for("burraco"):
-        assert cmd.usage() in text and cmd.help in text
+    for cmd in commands_for("burraco"):   # the list has each help's first clause; help CMD all
+        assert cmd.usage() in text and short_help(cmd) in text and cmd.help.startswith(
+            short_help(cmd))
+        assert cmd.help in "\n".join(help_lines("burraco", cmd.name))
         if cmd.key:
             assert cmd.key in text
     assert "play" not in [c.name for c in commands_for("burraco")]

@@ -84,10 +84,10 @@ class Driver(Keys):
     """Runs the real Application on pipe input; `press` feeds keys and lets them land."""
 
     def __init__(self, model: ConsoleModel, inp: PipeInput, columns: int = 100,
-                 rows: int = 30) -> None:
+                 rows: int = 30, output: SizedOutput | None = None) -> None:
         self.model = model
         self.input = inp
-        self.output = SizedOutput(columns, rows)
+        self.output = output or SizedOutput(columns, rows)
         self.app = create_application(model, input=inp, output=self.output)
         self.task: asyncio.Task[int] | None = None
 
@@ -110,6 +110,8 @@ class Driver(Keys):
     async def stop(self) -> int:
         if self.app.is_running:
             await self.press("c-q")
+        if self.app.is_running and self.model.confirming == "quit":
+            await self.press("c-q")   # mid-match, leaving asks first
         assert self.task is not None
         return await asyncio.wait_for(self.task, 5)
 
@@ -132,13 +134,14 @@ class Driver(Keys):
 
 
 def run_driven(model: ConsoleModel, table: LocalTable | None,
-               script: Callable[[Driver], Any], columns: int = 100, rows: int = 30) -> Any:
+               script: Callable[[Driver], Any], columns: int = 100, rows: int = 30,
+               output: SizedOutput | None = None) -> Any:
     """Run `script(driver)` (a coroutine function) against a live app; the table starts
     once the app runs, as on a real network."""
 
     async def main() -> Any:
         with create_pipe_input() as inp:
-            drv = Driver(model, inp, columns, rows)
+            drv = Driver(model, inp, columns, rows, output)
             await drv.start()
             if table is not None:
                 table.start()

@@ -44,10 +44,16 @@ def child(game: str, players: int, data_dir: str, seed: int) -> int:
     summary: dict[str, Any] = {"errors": [], "moves": 0}
 
     async def drive(keys: Keys) -> None:
+        said = False
         while not model.outcomes:
             await asyncio.sleep(0.01)
             if not model.my_turn:
                 continue
+            if not said:                   # a signed chat line, relayed to every seat
+                said = True
+                await keys.type("say buona fortuna")
+                if model.error:
+                    summary["errors"].append(model.error)
             preview = model.view_state
             mine = [p for w, p in preview.physical_locations() if w == f"hand:{model.seat}"]
             if model.staged and (preview.is_over or
@@ -67,8 +73,16 @@ def child(game: str, players: int, data_dir: str, seed: int) -> int:
         outcome = model.outcomes[0]
         summary.update(points=list(outcome.result.points), verdict=outcome.verdict,
                        seat=model.seat, log=[ln.text for ln in model.log][-8:],
-                       mine=sum(1 for ln in model.log if ln.text.startswith("Ann: ")))
+                       mine=sum(1 for ln in model.log if ln.text.startswith("Ann: ")),
+                       chat=[ln.text for ln in model.log if ln.style == "log.chat"])
+        for _ in range(500):               # the match (one hand) ends: leaving asks nothing
+            if model.match_over:
+                break
+            await asyncio.sleep(0.01)
+        summary["asked"] = model.match_in_progress()
         await keys.press("c-q")
+        if model.confirming == "quit":     # mid-match, Ctrl-Q asks and a second one leaves
+            await keys.press("c-q")
 
     with create_pipe_input() as inp:
         result: dict[str, Any] = {}
@@ -118,6 +132,7 @@ def test_play_burraco_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
     assert s["errors"] == [], s
     assert s["seat"] == 0 and s["moves"] > 3 and s["mine"] > 3, s
     assert (tmp_path / "play" / "matches").is_dir()   # the host kept the hand's record
+    assert s["chat"] == ["💬 Ann: buona fortuna"], s   # signed, relayed, verified, shown
 
 
 @pytest.mark.slow
@@ -127,3 +142,4 @@ def test_play_briscola_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
     s = run_child(tmp_path, "briscola", 2, seed=2)
     assert s["rc"] == 0 and s["verdict"] == "fair" and s["errors"] == [], s
     assert s["moves"] == 20 and sum(s["points"]) == 120, s
+    assert s["chat"] == ["💬 Ann: buona fortuna"], s

@@ -95,7 +95,7 @@ def test_run_console_peer_shows_a_failed_connection_and_quits_cleanly() -> None:
             inp.send_text(KEYS["c-q"])
             return await asyncio.wait_for(task, 5)
 
-    assert asyncio.run(main()) == 0
+    assert asyncio.run(main()) == 1     # a failed connection is a failed run (issue 15)
     assert seen["controller"] is seen["model"]
     model = seen["model"]
     assert seen["error"] and "connection failed" in seen["error"]
@@ -186,7 +186,9 @@ def test_play_offline_runs_the_console_against_local_bots() -> None:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["play", "--players", "7"], "burraco fibur is played by"),
+    (["play", "--players", "7"], "7 players is not possible: choose from 2, 3, 4, 5, 6"),
+    (["play", "--game", "burraco", "--players", "2", "--variant", "nope"],
+     "unknown burraco variant 'nope'"),
     (["play", "--game", "briscola", "--players", "3"], "briscola standard is played by"),
     (["play", "--variant", "nope"], "unknown burraco variant 'nope'"),
 ])

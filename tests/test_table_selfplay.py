@@ -65,7 +65,7 @@ def test_fair_selfplay_briscola_and_a_doctored_file(tmp_path: Path,
     garbage = tmp_path / "garbage.p2pb"
     garbage.write_bytes(os.urandom(64))
     assert main(["verify", str(garbage)]) == 3
-    assert "cannot read a transcript" in capsys.readouterr().out
+    assert "not a recorded hand or match" in capsys.readouterr().out
 
 
 def test_selfplay_transcripts_are_deterministic(tmp_path: Path) -> None:

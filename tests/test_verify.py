@@ -387,7 +387,8 @@ def test_not_a_transcript_exit_3(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, out = verify(capsys, tmp_path, garbage)
     assert code == 3
     assert out.strip().splitlines() == [
-        f"{garbage}: cannot read a transcript: its bytes are not a msgpack record."]
+        (f"{garbage}: not a recorded hand or match: it holds something else (a recorded "
+         "hand is a hand-NNN.p2pb file).")]
     empty = tmp_path / "empty"
     empty.mkdir()
     code, out = verify(capsys, tmp_path, empty)

@@ -13,30 +13,32 @@ HELP = "host tables for peers to join (listens on 127.0.0.1 unless --bind 0.0.0.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count, seconds
+
     p.add_argument("--bind", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 opens it to the LAN)")
-    p.add_argument("--port", type=int, default=7777, help="TCP port (0: any free port)")
-    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    p.add_argument("--port", type=port, default=7777, help="TCP port (0: any free port)")
+    p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
-    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the rules')")
-    p.add_argument("--hands", type=int, default=None,
+    p.add_argument("--players", type=seat_count, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--target", type=int_at_least(1), default=None, help="match target (default: the rules')")
+    p.add_argument("--hands", type=int_at_least(1), default=None,
                    help="end the match after K hands (the host then exits; see --keep)")
-    p.add_argument("--bots", type=int, default=0, help="seat K bots (peers over loopback)")
-    p.add_argument("--strategy", default=None, help="strategy of the host's bots (heuristic, greedy, random; default heuristic)")
-    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
-    p.add_argument("--clock", type=float, default=None, metavar="SECONDS",
+    p.add_argument("--bots", type=int_at_least(0), default=0, help="seat K bots (peers over loopback)")
+    p.add_argument("--strategy", default=None, choices=STRATEGIES, help="strategy of the host's bots (heuristic, greedy, random, expert; default heuristic)")
+    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    p.add_argument("--clock", type=seconds(positive=True), default=None, metavar="SECONDS",
                    help="seconds per move (default 90 for Burraco, 30 for Briscola) [TABLE-1]")
-    p.add_argument("--match-clock", type=float, default=None, metavar="MINUTES",
+    p.add_argument("--match-clock", type=seconds(positive=True), default=None, metavar="MINUTES",
                    help="each player's thinking time for the whole match (default off) "
                         "[TABLE-2]")
-    p.add_argument("--step-deadline", type=float, default=30.0, metavar="SECONDS",
+    p.add_argument("--step-deadline", type=seconds(positive=True), default=30.0, metavar="SECONDS",
                    help="seconds a connected player's program has for an automatic step "
                         "(deal, keys, seed) before it counts as stalling (default 30) [TABLE-5]")
-    p.add_argument("--max-timeouts", type=int, default=3,
+    p.add_argument("--max-timeouts", type=int_at_least(1), default=3,
                    help="Burraco turns in a row a player may let run out before counting as "
                         "abandoned (default 3) [TABLE-3]")
-    p.add_argument("--grace", type=float, default=120.0,
+    p.add_argument("--grace", type=seconds(), default=120.0,
                    help="seconds a dropped player's seat is held (default 120) [TABLE-6]")
     p.add_argument("--no-bot-replace", action="store_true",
                    help="no bot ever plays for an absent or timed-out player: they lose by "
@@ -49,12 +51,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="transcripts, results and the host key (default: user data dir)")
     p.add_argument("--seed", type=int, default=None, help="seed the host's bots' choices")
-    p.add_argument("--max-tables", type=int, default=200,
+    p.add_argument("--max-tables", type=int_at_least(1), default=200,
                    help="tables the host keeps at most (default 200)")
-    p.add_argument("--max-connections", type=int, default=512,
+    p.add_argument("--max-connections", type=int_at_least(1), default=512,
                    help="connections served at once (default 512)")
-    p.add_argument("--max-per-address", type=int, default=16,
+    p.add_argument("--max-per-address", type=int_at_least(1), default=16,
                    help="connections from one address at once (default 16)")
+    p.add_argument("--no-announce", action="store_true",
+                   help="do not advertise the table on the LAN (zeroconf/mDNS; a host bound "
+                        "to a LAN address announces itself unless told not to) [DISC-1]")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
 
 
@@ -93,10 +98,12 @@ def lan_addresses() -> list[str]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..bots.controller import LazyBotController, bot_factory
+    from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
+    from ..net.discovery import SERVICE_TYPE, announce_host, is_loopback
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
+    from ..table.match_record import host_hook
 
     configure_logging(args.verbose)
     if args.bots < 0:
@@ -128,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
     key = load_or_create_identity(Path(data_dir) / "host")
 
     def start(reactor: Any) -> Any:
+        cfg.on_match_end = host_hook(reactor.callInThread, data_dir,
+                                     args.strategy or DEFAULT_STRATEGY)
         node = start_host(reactor, cfg, identity=key,
                           bot_controller=lambda: LazyBotController(factory))
         host, port = node.address()
@@ -141,6 +150,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"  join with: p2p-burraco join {host}:{port}")
         print(f"  records in {node.matches_dir}")
+        if not args.no_announce and not is_loopback(host):
+            addrs = lan_addresses() if host in ("0.0.0.0", "") else [host]
+            if addrs:
+                announce_host(reactor, node, addrs)
+                print(f"  announced on the LAN as {SERVICE_TYPE.removesuffix('.local.')} "
+                      "(`p2p-burraco join` with no address finds it; --no-announce to stop)")
+            else:
+                print("  not announced on the LAN: no LAN address found")
         sys.stdout.flush()
         if room.status == "waiting":
             for _ in range(args.bots):

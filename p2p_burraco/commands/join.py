@@ -14,20 +14,26 @@ DEFAULT_PORT = 7777
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("address", metavar="HOST[:PORT]", help=f"the host (port {DEFAULT_PORT} "
-                   "unless given), as printed by `p2p-burraco host`")
+    from .argtypes import STRATEGIES, int_at_least, seconds
+
+    p.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
+                   help=f"the host (port {DEFAULT_PORT} unless given), as printed by "
+                        "`p2p-burraco host`; none: find the tables on the LAN and pick one "
+                        "(--bot: the first with a free seat) [DISC-1]")
+    p.add_argument("--browse-for", type=seconds(positive=True), default=2.0, metavar="SECONDS",
+                   help="with no address: how long to look for tables on the LAN (default 2)")
     p.add_argument("--name", default=None, help="your name at the table (1-32 characters)")
     p.add_argument("--bot", action="store_true", help="play by itself; exit when the match ends")
-    p.add_argument("--strategy", default=None,
-                   help="with --bot: the bot strategy (heuristic, greedy or random; "
+    p.add_argument("--strategy", default=None, choices=STRATEGIES,
+                   help="with --bot: the bot strategy (heuristic, greedy, random or expert; "
                         "default heuristic)")
-    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
-    p.add_argument("--seat", type=int, default=None, help="seat number (default: the first free)")
+    p.add_argument("--seat", type=int_at_least(0), default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
                    help="where your identity, per-hand secrets and records live (default: "
                         "the user's data directory; a returning player gets the seat back)")
-    p.add_argument("--reconnect-for", type=float, default=600.0, metavar="SECONDS",
+    p.add_argument("--reconnect-for", type=seconds(), default=600.0, metavar="SECONDS",
                    help="how long to keep retrying an unreachable host (default 600)")
     p.add_argument("--seed", type=int, default=None,
                    help="with --bot: seed the bot's choices (not its secrets)")
@@ -44,6 +50,31 @@ def parse_address(text: str) -> tuple[str, int]:
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise ValueError(f"{text!r} is not HOST[:PORT] (e.g. 192.168.1.20:7777)")
     return host, int(port)
+
+
+def discovered(args: argparse.Namespace) -> tuple[str, int]:
+    """No address given: browse the LAN (DISC-1) and take the table a person picks, or, for
+    a bot, the first with a free seat; the advertised key fingerprint is then checked in
+    the handshake (DISC-3)."""
+    from .tables import choose, find_tables
+
+    ads = find_tables(args.browse_for, first_free=args.bot)
+    if args.bot or not sys.stdin.isatty():
+        free = [ad for ad in ads if ad.free > 0]
+        if not free:
+            raise ValueError(f"no table with a free seat found on the LAN within "
+                             f"{args.browse_for:g} s (give HOST[:PORT], or --browse-for more)")
+        ad = free[0]
+    else:
+        if not ads:
+            raise ValueError(f"no table found on the LAN within {args.browse_for:g} s "
+                             "(give HOST[:PORT], or --browse-for more)")
+        ad = choose(ads, input)
+    print(f"p2p-burraco join: {ad.line()}")
+    sys.stdout.flush()
+    args.table = args.table or ad.table
+    args.host_fingerprint = ad.fingerprint
+    return ad.address, ad.port
 
 
 def identity_home(data_dir: Path | None, name: str) -> Path:
@@ -81,7 +112,10 @@ def default_name(bot: bool) -> str:
 def run(args: argparse.Namespace) -> int:
     from .. import wire
 
-    host, port = parse_address(args.address)
+    if args.address is None:
+        host, port = discovered(args)
+    else:
+        host, port = parse_address(args.address)
     ephemeral = args.bot and args.name is None
     name = wire.valid_name(args.name or default_name(args.bot))
     args.name = name
@@ -100,7 +134,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     from ..bots.controller import timeout_bot
 
     return {"table": args.table, "seat": args.seat, "reconnect_for": args.reconnect_for,
-            "fallback": timeout_bot(args.seed)}
+            "fallback": timeout_bot(args.seed),
+            "host_fingerprint": getattr(args, "host_fingerprint", None)}
 
 
 def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
@@ -124,7 +159,16 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
         print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
         return 1
     print(f"{name}: match over: {format_standings(standings)}")
+    _remember(args, name)
     return 0
+
+
+def _remember(args: argparse.Namespace, name: str) -> None:
+    """Index this identity's finished matches into the history (HIST-1)."""
+    from ..net.identity import default_data_dir
+    from ..table.match_record import record_peer
+
+    record_peer(args.data_dir or default_data_dir(), args.home, name)
 
 
 def format_standings(standings: dict[str, Any]) -> str:
@@ -134,19 +178,45 @@ def format_standings(standings: dict[str, Any]) -> str:
 
 
 def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key: Any) -> int:
-    """The full-screen console as this seat's controller, on the asyncio reactor."""
-    from ..console import run_console_peer
+    """The full-screen console as this seat's controller, on the asyncio reactor. The host
+    is reached once before the screen opens, so an unreachable one is said plainly (address
+    and cause) with a non-zero exit, in a terminal or not."""
+    from ..console import model_from_args, run_console_peer
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor
+
+    unreachable = probe_host(host, port)
+    if unreachable is not None:
+        print(f"p2p-burraco join: {unreachable}", file=sys.stderr)
+        return 1
+    if not sys.stdin.isatty() or not sys.stdout.isatty():
+        raise ValueError("join needs a terminal for its console (or --bot to let a bot play)")
+    model = model_from_args(args)
 
     def start(reactor: Any) -> Any:
         def connect(controller: Any) -> Any:
             return connect_peer(reactor, host, port, name, controller, key, args.home,
                                 **_options(args))
-        return run_console_peer(args, connect)
+        return run_console_peer(args, connect, model=model)
 
     rc, error = run_reactor(start, with_asyncio=True, stop_delay=0)
-    if error is not None:
+    _remember(args, name)
+    error = error or model.failure
+    if error is not None:   # shown after the screen is restored
         print(f"p2p-burraco join: {error}", file=sys.stderr)
         return 1
     return rc if isinstance(rc, int) else 1
+
+
+def probe_host(host: str, port: int, timeout: float = 4.0) -> str | None:
+    """Open and close one TCP connection to the host: None when it answers, else one
+    sentence naming the address and the cause."""
+    import socket
+
+    try:
+        socket.create_connection((host, port), timeout=timeout).close()
+    except TimeoutError:
+        return f"cannot reach the host at {host}:{port} (no answer within {timeout:.0f} s)"
+    except OSError as exc:
+        return f"cannot reach the host at {host}:{port} ({exc.strerror or type(exc).__name__})"
+    return None

@@ -15,19 +15,24 @@ HELP = "play against bots: a host on loopback, bots in the other seats, the cons
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count, seconds
+
+    p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules --list`)")
-    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the rule set's)")
-    p.add_argument("--hands", type=int, default=None, help="stop after this many hands")
+    p.add_argument("--players", type=seat_count, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--target", type=int_at_least(1), default=None,
+                   help="match target (default: the rule set's)")
+    p.add_argument("--hands", type=int_at_least(1), default=None,
+                   help="stop after this many hands")
     p.add_argument("--seed", type=int, default=None,
                    help="seed the bots' choices and the first dealer (the deal itself stays "
                         "fair-random unless --offline)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login)")
-    p.add_argument("--bot", dest="bot_kind", default="heuristic",
-                   help="bot strategy for the other seats (heuristic, greedy, random)")
-    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
-    p.add_argument("--port", type=int, default=0, help="loopback port of the host (0: any free)")
+    p.add_argument("--bot", "--strategy", dest="bot_kind", default="heuristic",
+                   choices=STRATEGIES, help="bot strategy for the other seats "
+                   "(heuristic, greedy, random, expert)")
+    p.add_argument("--port", type=port, default=0, help="loopback port of the host (0: any free)")
+    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
     p.add_argument("--data-dir", default=None, help="where keys and hand records go")
     p.add_argument("--offline", action="store_true",
                    help="no network, no fair-deal cryptography: a plain seeded deal in-process")
@@ -52,7 +57,7 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
     if variant not in spec.presets:
         raise ValueError(f"unknown {args.game} variant {variant!r}; choose one of: "
                          f"{', '.join(spec.presets)}")
-    players = args.players or (4 if args.game == "burraco" else 2)
+    players = args.players if args.players is not None else (4 if args.game == "burraco" else 2)
     allowed = tuple(spec.seat_counts(spec.presets[variant]))
     if players not in allowed:
         raise ValueError(f"{args.game} {variant} is played by "
@@ -90,12 +95,12 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
                          hands=args.hands or 1_000, seed=seed, target=args.target)
     rng = random.Random(seed)
     model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
-                                  target=args.target)
+                                  target=args.target, lang=getattr(args, "lang", None))
     bots = [BotController(make_strategy(args.game, args.bot_kind,
                                         random.Random(rng.getrandbits(64)),
                                         think=getattr(args, "think", None)))
             for _ in range(args.players - 1)]
-    names = [args.name] + [f"bot {i}" for i in range(1, args.players)]
+    names = [args.name] + [f"{args.bot_kind} bot {i}" for i in range(1, args.players)]
     loop = asyncio.get_running_loop()
 
     def next_hand_later(fn: Any) -> None:  # a moment to read the score breakdown
@@ -137,12 +142,14 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
     from ..net.runtime import as_deferred
+    from ..table.match_record import host_hook
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
-                     seed=args.seed, resume=False)
+                     seed=args.seed, resume=False,
+                     on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
     factory = bot_factory(args.bot_kind, args.seed)
     host_key = load_or_create_identity(data_dir / "host")
     node = start_host(reactor, cfg, identity=host_key,

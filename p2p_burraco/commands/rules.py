@@ -8,7 +8,9 @@ HELP = "print a rule set in plain words"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    from .argtypes import GAMES
+
+    p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set name (default: the game's default)")
     p.add_argument("--list", action="store_true", help="list the rule sets of the game")
 

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 
 HELP = "play whole hands between bots in one process and print the scores"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
+    from .argtypes import GAMES, int_at_least, seat_count, seconds, strategy_list
+
+    p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
-    p.add_argument("--players", type=int, default=None, help="seats (default: 4 / 2)")
-    p.add_argument("--hands", type=int, default=1, help="hands to play (fewer if the match ends)")
+    p.add_argument("--players", type=seat_count, default=None, help="seats (default: 4 / 2)")
+    p.add_argument("--hands", type=int_at_least(1), default=1, help="hands to play (fewer if the match ends)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--bots", default="greedy,random",
+    p.add_argument("--bots", default="greedy,random", type=strategy_list,
                    help="comma-separated strategies, cycled over the seats")
-    p.add_argument("--target", type=int, default=None, help="match target (default: the rule set's)")
+    p.add_argument("--target", type=int_at_least(1), default=None, help="match target (default: the rule set's)")
     p.add_argument("--match", dest="match_kind", default=None, choices=("punti", "smazzate"),
                    help="Briscola: match by points or by number of hands")
     p.add_argument("--each-for-himself", action="store_true",
@@ -26,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", default=None, metavar="DIR",
                    help="with --fair: write one transcript per hand into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the match total")
-    p.add_argument("--think", type=float, default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,12 +57,16 @@ def run(args: argparse.Namespace) -> int:
                          bots=[b.strip() for b in args.bots.split(",") if b.strip()],
                          target=args.target, options=options, think=args.think)
 
+    seated = seat_names(cfg.bots, players)
+    if not args.quiet:
+        print("seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(seated)))
+
     def report(hand_no: int, state: HandState, result: HandResult) -> None:
         if args.quiet:
             return
         print(f"— hand {hand_no + 1} ({result.reason}) —")
         for side, pts, lines in zip(result.sides, result.points, result.breakdown):
-            who = "+".join(f"seat {s}" for s in side)
+            who = "+".join(f"{seated[s]} (seat {s})" for s in side)
             detail = ", ".join(f"{ln.label} {ln.points:+d}" for ln in lines)
             print(f"  {who}: {pts:+d}   [{detail}]")
         if isinstance(result.extra.get("summary"), str):  # a game's one-line account
@@ -71,16 +78,27 @@ def run(args: argparse.Namespace) -> int:
     else:
         match, results = run_selfplay(cfg, report=report)
     standings = match.standings()
-    print(f"match after {len(results)} hand(s): {format_standings(standings)}")
+    print(f"match after {len(results)} hand(s): {format_standings(standings, seated)}")
     sys.stdout.flush()
     return 0
 
 
-def format_standings(standings: dict[str, object]) -> str:
-    """One line: side totals, target and the winner if the match is over."""
+def seat_names(bots: Sequence[str], players: int) -> list[str]:
+    """Which bot sits where: the strategies cycled over the seats, as make_strategies does."""
+    names = list(bots) or ["greedy"]
+    return [names[i % len(names)] for i in range(players)]
+
+
+def format_standings(standings: dict[str, object], names: Sequence[str] = ()) -> str:
+    """One line: side totals (seats named when `names` are given), target and the winner if
+    the match is over."""
     sides = standings.get("sides", [])
     totals = standings.get("totals", [])
-    parts = [f"{'+'.join('seat ' + str(s) for s in side)} {total}"  # type: ignore[union-attr]
+
+    def who(s: int) -> str:
+        return f"{names[s]} (seat {s})" if s < len(names) else f"seat {s}"
+
+    parts = [f"{'+'.join(who(s) for s in side)} {total}"
              for side, total in zip(sides, totals)]  # type: ignore[call-overload]
     line = " | ".join(parts)
     if standings.get("target") is not None:

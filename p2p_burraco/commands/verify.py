@@ -73,9 +73,9 @@ def _plain(exc: BaseException) -> str:
     if isinstance(exc, TranscriptError):
         msg = str(exc)
         if msg.startswith("not msgpack"):
-            return "its bytes are not a msgpack record"
+            return "it holds something else (a recorded hand is a hand-NNN.p2pb file)"
         if msg == f"not a {FORMAT} file":
-            return f"it is not a {FORMAT} file"
+            return "it is some other kind of record, not a recorded hand"
         return msg
     if isinstance(exc, IsADirectoryError):
         return "it is a directory"
@@ -306,6 +306,8 @@ def key_checker(args: argparse.Namespace) -> tuple[Callable[[str, bytes], str], 
 # --------------------------------------------------------------------------- printing
 
 def _cards(hand: Any, positions: list[int]) -> str:
+    """Cards in the engine's notation (`7h`, `Qc`): what `replay --text` prints too
+    (REPLAY-2 compares the two), and what a player types."""
     out = []
     for pos in positions:
         cid = hand.card_at(pos)
@@ -365,8 +367,8 @@ def hand_summary(h: Any, ma: Any) -> list[str]:
     for s, k in enumerate(keys):
         name = h.seat_name(s)
         fp = bytes(k).hex()[:16] if isinstance(k, bytes) else "?"
-        seat_parts.append(f"{s} {name!s} (key {fp}, {_key_status(ma, f'seat {s}', k)})"
-                          if name else f"{s} (key {fp}, {_key_status(ma, f'seat {s}', k)})")
+        seat_parts.append(f"{name!s} (seat {s}, key {fp}, {_key_status(ma, f'seat {s}', k)})"
+                          if name else f"seat {s} (key {fp}, {_key_status(ma, f'seat {s}', k)})")
     lines.append("  seats: " + ", ".join(seat_parts))
     hk = hs.get("host_key")
     if isinstance(hk, bytes):
@@ -680,7 +682,7 @@ def run(args: argparse.Namespace) -> int:
     if sources and not args.quiet:
         print("pinned keys from: " + ", ".join(sources))
     for p, why in not_transcripts:
-        print(f"{p}: cannot read a transcript: {why}.")
+        print(f"{p}: not a recorded hand or match: {why}.")
     for ma in audits:
         if args.quiet:
             for h in ma.hands:

@@ -46,9 +46,29 @@ def __getattr__(name: str) -> Any:
 def model_from_args(args: argparse.Namespace) -> ConsoleModel:
     """A console model named and configured from `play`/`join` options (missing ones are
     simply unknown until the table tells us)."""
-    return ConsoleModel(getattr(args, "name", None), game=getattr(args, "game", None),
-                        target=getattr(args, "target", None),
-                        variant=getattr(args, "variant", None))
+    model = ConsoleModel(getattr(args, "name", None), game=getattr(args, "game", None),
+                         target=getattr(args, "target", None),
+                         variant=getattr(args, "variant", None),
+                         lang=getattr(args, "lang", None))
+    model.data_dir = getattr(args, "data_dir", None)
+    return model
+
+
+ABANDON_SETTLE_S = 3.0
+"""How long a confirmed quit mid-match waits for the signed `abandon` to reach the host and
+the match to end, before the link is closed anyway."""
+
+
+async def settle_abandon(handle: Any, limit: float = ABANDON_SETTLE_S) -> None:
+    """After `abandon` is signed: wait (a little) until the peer's `done` fires, so the
+    statement leaves before we hang up and the others see an abandonment, not a fault."""
+    done = getattr(handle, "done", None)
+    if done is None or not hasattr(done, "called"):
+        return
+    loop = asyncio.get_running_loop()
+    until = loop.time() + limit
+    while not done.called and loop.time() < until:
+        await asyncio.sleep(0.05)
 
 
 async def run_console_peer(args: argparse.Namespace,
@@ -65,6 +85,7 @@ async def run_console_peer(args: argparse.Namespace,
     with `disconnect()` (or `close()`) is told to leave. A returned object with
     `request_abandon()` (a `PeerNode`) becomes the model's `on_abandon` hook: the console's
     `abandon` command, once confirmed, signs the seat's abandonment through it (TABLE-9).
+    A connection that failed makes the exit code 1 (`model.failure` says why).
     """
     from .app import create_application
 
@@ -74,7 +95,8 @@ async def run_console_peer(args: argparse.Namespace,
 
     def failed(error: Any) -> None:
         text = getattr(error, "getErrorMessage", lambda: str(error))()
-        model.error = f"connection failed: {text}"
+        model.failure = text or type(error).__name__
+        model.error = f"connection failed: {model.failure}"
         model.status = "disconnected"
         model.link_alert = model.error if model.link_alert else None  # no more retrying
         model.log_line(model.error, "log.error")
@@ -96,6 +118,9 @@ async def run_console_peer(args: argparse.Namespace,
         abandon = getattr(handle, "request_abandon", None)
         if callable(abandon) and model.on_abandon is None:
             model.on_abandon = abandon
+        say = getattr(handle, "say", None)
+        if callable(say) and model.on_say is None:
+            model.on_say = say           # the `say` command: a signed chat line
         waitable = getattr(handle, "done", handle)
         if hasattr(waitable, "addCallbacks"):
             waitable.addCallbacks(finished, failed)
@@ -112,6 +137,8 @@ async def run_console_peer(args: argparse.Namespace,
             asyncio.get_running_loop().call_soon(start)
 
         result = await app.run_async(pre_run=pre_run)
+        if model.abandoned:
+            await settle_abandon(handle)
     finally:
         for name in ("disconnect", "close"):
             fn = getattr(handle, name, None)
@@ -121,4 +148,4 @@ async def run_console_peer(args: argparse.Namespace,
                 except Exception:  # noqa: BLE001, S110 — the link may already be gone
                     pass
                 break
-    return int(result or 0)
+    return 1 if model.failure is not None else int(result or 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from prompt_toolkit.application import Application
+from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
@@ -24,7 +25,7 @@ def create_application(model: ConsoleModel, input: Input | None = None,
         key_bindings=create_key_bindings(model),
         style=STYLE,
         full_screen=True,
-        mouse_support=False,
+        mouse_support=Condition(lambda: model.mouse),   # the wheel scrolls the log
         # redraw twice a second: the clocks count down (TABLE-1/2) and cards unlock
         # while the deal runs, without any event arriving
         refresh_interval=0.5,
@@ -40,8 +41,23 @@ def create_application(model: ConsoleModel, input: Input | None = None,
 
     def on_quit() -> None:
         if app.is_running and not app.is_done:
+            if model.title_alert:
+                app.output.clear_title()   # no "your turn" left in the terminal's title
             app.exit(result=0)
 
+    def alert(kind: str) -> None:
+        """Our turn: the bell and the terminal's title (each switchable with `set`)."""
+        out = app.output
+        if kind == "turn":
+            if model.bell:
+                out.bell()
+            if model.title_alert:
+                out.set_title(f"▶ your turn — {model.seat_name(model.seat)} — p2p-burraco")
+        elif model.title_alert:
+            out.set_title("p2p-burraco")
+        out.flush()
+
+    model.on_alert = alert
     app.ttimeoutlen = 0.1   # a lone Esc closes a panel without the default half-second wait
     app.timeoutlen = 0.4
     model.invalidate = invalidate

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..games.cards import Card
 from .model import ConsoleModel
-from .views import Line, Presenter, card_style, clip, flow
+from .views import WIDE_SEATS, Line, Presenter, card_style, clip, flow
+from .words import tr
 
 BURRACO_MARK = {"pulito": "burraco pulito", "semipulito": "burraco semipulito",
                 "sporco": "burraco sporco"}
@@ -77,12 +78,15 @@ class BurracoPresenter(Presenter):
     def hand_label(self, model: ConsoleModel) -> str:
         v = self.view(model)
         side = self.my_side(v, model.seat)
+        lang = model.lang
         pz = ""
         if side is not None and v.get("pozzetti"):
-            pz = " · pozzetto taken" if self.side_has_pozzetto(v, side) else " · pozzetto not yet"
+            pz = tr(lang, " · pozzetto taken" if self.side_has_pozzetto(v, side)
+                    else " · pozzetto not yet")
         hidden = model.hidden_in_hand() if model.preview is not None else 0
-        more = f" + {hidden} of the pozzetto once sent" if hidden else ""
-        return f"your hand ({len(model.hand_cards())}{more}){pz}"
+        more = tr(lang, " + {n} of the pozzetto once sent", n=hidden) if hidden else ""
+        return tr(lang, "your hand ({n}{more}){pz}", n=len(model.hand_cards()), more=more,
+                  pz=pz)
 
     # ------------------------------------------------------------------ drawing
     def meld_item(self, model: ConsoleModel, meld: dict[str, Any], staged: str = "") -> Line:
@@ -125,21 +129,23 @@ class BurracoPresenter(Presenter):
         for side in sides:
             seats = self.side_seats(v, side)
             who = " + ".join(model.seat_name(s) for s in seats)
-            label = ("our side " if side == mine else "side ") + "ABCDEF"[order.index(side)]
+            label = tr(model.lang, "our side {x}" if side == mine else "side {x}",
+                       x="ABCDEF"[order.index(side)])
             head: Line = [("class:label", f"{label}: "),
                           ("class:seat.me" if side == mine else "class:seat", who)]
             if self.side_has_pozzetto(v, side):
-                head.append(("class:dim", " · pozzetto taken"))
+                head.append(("class:dim", tr(model.lang, " · pozzetto taken")))
             side_melds = [m for m in melds if m.get("side") == side]
             if not side_melds:
-                head.append(("class:dim", " · no melds yet"))
+                head.append(("class:dim", tr(model.lang, " · no melds yet")))
             lines.append(clip(head, width))
             lines += [clip([("", " ")] + ln, width)
                       for ln in flow((self.meld_item(model, m, staged(m)) for m in side_melds),
                                      width - 1, sep="  │ ")]
         # the discard pile, all of it, top card last
         pile = v.get("pile") or []
-        head = [("class:label", f"discard pile ({len(pile)})"), ("class:dim", ", top last: ")]
+        head = [("class:label", tr(model.lang, "discard pile ({n})", n=len(pile))),
+                ("class:dim", tr(model.lang, ", top last: "))]
         items: list[Line] = []
         for i, (_pos, text) in enumerate(pile):
             card = self.card_of_text(model, text)
@@ -148,15 +154,16 @@ class BurracoPresenter(Presenter):
                 frag = (frag[0] + " class:card.top", frag[1])
             items.append([frag])
         if not items:
-            items = [[("class:dim", "empty")]]
+            items = [[("class:dim", tr(model.lang, "empty"))]]
         body = flow(items, max(10, width - 2), sep=" ")
         lines.append(clip(head, width))
         lines += [clip([("", "  ")] + ln, width) for ln in body]
         pozz = v.get("pozzetti") or []
         left = [pz for pz in pozz if pz.get("taken_by") is None]
-        facts = f"stock {v.get('stock', 0)} · pozzetti left {len(left)}"
+        facts = tr(model.lang, "stock {n} · pozzetti left {k}", n=v.get("stock", 0), k=len(left))
         if left:
-            facts += " (" + "+".join(str(pz.get("size")) for pz in left) + " cards)"
+            facts += tr(model.lang, " ({sizes} cards)",
+                        sizes="+".join(str(pz.get("size")) for pz in left))
         lines.append([("class:dim", facts)])
         return lines
 
@@ -168,15 +175,25 @@ class BurracoPresenter(Presenter):
         order = list(dict.fromkeys(side_of))
         side_names = {s: "ABCDEF"[order.index(t)] for s, t in enumerate(side_of)}
         counts = v.get("hand_counts") or []
-        out = [[("class:label", "seats")]]
+        wide = width >= WIDE_SEATS
+        out = [[("class:label", tr(model.lang, "seats"))]]
         for seat in range(int(v.get("n_seats", len(counts)))):
             n = counts[seat] if seat < len(counts) else "?"
-            detail = f"{n:>2} cards"
-            if seat < len(side_of) and self.side_has_pozzetto(v, side_of[seat]):
-                detail += " · pozz ✓"
+            detail = f"{n:>2} {tr(model.lang, 'cards')}" if wide else f"{n:>2}c"
+            face_down = self.face_down(v, seat)
+            if face_down:      # a pozzetto taken al volo, picked up at its next turn
+                detail += f" +{face_down}▼"
+            elif seat < len(side_of) and self.side_has_pozzetto(v, side_of[seat]):
+                detail += " pozz ✓" if wide else " pz✓"
             else:
-                detail += " · pozz –"
+                detail += " pozz –" if wide else " pz–"
             if seat == v.get("dealer"):
-                detail += " · D"
+                detail += " D"
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
         return out
+
+    @staticmethod
+    def face_down(view: dict[str, Any], seat: int) -> int:
+        """Cards of a pozzetto `seat` has claimed but not yet picked up (face down)."""
+        return sum(int(pz.get("size") or 0) for pz in view.get("pozzetti") or []
+                   if pz.get("taken_by") == seat and not pz.get("seen"))

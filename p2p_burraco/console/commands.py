@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from ..games.base import RuleViolation
 from ..games.cards import Card, NotationError
-from .model import ConsoleError, ConsoleModel, cards_text, format_violation
+from .model import ConsoleError, ConsoleModel, cards_text
 
 BOTH = ("burraco", "briscola")
 
@@ -48,7 +48,9 @@ class Command:
     intent: bool = False
     """True for game commands: the handler only returns an Intent (no side effects)."""
     help_it: str = ""
-    """The help in Italian, where the English words alone would not do."""
+    """The help in Italian (shown with --lang it, and beside the English in `help CMD`)."""
+    examples: tuple[str, ...] = ()
+    """Lines a person can type as they are (`help CMD` lists them)."""
 
     @property
     def words(self) -> tuple[str, ...]:
@@ -66,12 +68,12 @@ _BY_WORD: dict[str, Command] = {}
 def command(name: str, *, aliases: Sequence[str] = (), args: str = "", help: str,
             complete: Completer | None = None, games: Sequence[str] = BOTH,
             key: str = "", intent: bool = False,
-            help_it: str = "") -> Callable[[Handler], Handler]:
+            help_it: str = "", examples: Sequence[str] = ()) -> Callable[[Handler], Handler]:
     """Register a command (decorator). A word may name only one command."""
 
     def register(fn: Handler) -> Handler:
         cmd = Command(name, tuple(aliases), args, help, fn, complete, tuple(games), key,
-                      intent, help_it)
+                      intent, help_it, tuple(examples))
         for word in cmd.words:
             if word in _BY_WORD:
                 raise ValueError(f"console word {word!r} registered twice")
@@ -113,10 +115,10 @@ def run_command(model: ConsoleModel, line: str) -> bool:
         if intent is not None:
             (model.stage if intent.mode == "stage" else model.act)(intent.text)
     except RuleViolation as exc:
-        model.error = format_violation(exc)
+        model.error = model.refusal(exc)
         return False
     except (ConsoleError, ValueError, LookupError) as exc:  # unreadable words, unknown cards
-        model.error = str(exc)
+        model.error = model.display_text(str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 — a bug must not close the person's table: show it, go on
         model.error = f"internal error ({type(exc).__name__}): {exc}"
@@ -140,11 +142,11 @@ def dry_run(model: ConsoleModel, line: str) -> tuple[bool, str] | None:
             return None
         model.try_step(intent.text)
     except RuleViolation as exc:
-        return False, format_violation(exc)
+        return False, model.refusal(exc)
     except (ConsoleError, ValueError, LookupError) as exc:
         if not line[-1].isspace():
             return None  # mid-word: wait for the card to be typed whole
-        return False, str(exc)
+        return False, model.display_text(str(exc))
     verb = "stages" if intent.mode == "stage" else "does"
     return True, f"✓ {model.display_text(intent.text)} — Enter {verb} it"
 
@@ -213,8 +215,10 @@ def complete_attach(model: ConsoleModel, typed: list[str]) -> list[str]:
 
 # ---------------------------------------------------------------------------- helpers
 def _cards_or_selection(model: ConsoleModel, args: list[str], what: str) -> str:
+    """The cards typed — names, or numbers of the hand as shown (`meld 1 2 3`) — else the
+    selected ones."""
     if args:
-        return " ".join(args)
+        return " ".join(by_number(model, args))
     chosen = model.selected_cards()
     if not chosen:
         raise ConsoleError(f"{what} which cards? type them (e.g. 7h 8h 9h) or select them "
@@ -222,9 +226,28 @@ def _cards_or_selection(model: ConsoleModel, args: list[str], what: str) -> str:
     return cards_text(chosen)
 
 
+def by_number(model: ConsoleModel, words: list[str]) -> list[str]:
+    """Words with each number of the hand as shown (1-based) replaced by that card's
+    notation; a number names each card once (`meld 3 3 4` is refused)."""
+    out: list[str] = []
+    seen: set[int] = set()
+    for word in words:
+        if word.isdigit():
+            n = int(word)
+            if n in seen:
+                raise ConsoleError(f"card number {n} is typed twice")
+            seen.add(n)
+            out.append(str(model.card_by_index(n)))
+        else:
+            out.append(word)
+    return out
+
+
 def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
     """One card from the words (a card, or its number in the hand as shown), else the one
     selected card, else the card under the cursor."""
+    if len(args) == 2 and not any(a.isdigit() for a in args[1:]):
+        args = [" ".join(args)]            # a card named in two words: `play 9 coppe`
     if len(args) > 1:
         raise ConsoleError(f"{what} one card, not {len(args)}")
     if args:
@@ -243,29 +266,50 @@ def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
 
 # ---------------------------------------------------------------------------- commands
 @command("draw", aliases=("pesca", "pesco"), help="draw from the stock",
-         games=("burraco",), key="F2", intent=True)
+         games=("burraco",), key="F2", intent=True, help_it="pesca dal tallone",
+         examples=("draw", "pesca"))
 def _draw(model: ConsoleModel, args: list[str]) -> Intent:
     if args:
         raise ConsoleError("draw takes no card: it is the top of the stock")
     return Intent("act", "draw")
 
 
-@command("take", aliases=("raccogli", "prendi"), help="take the whole discard pile",
-         games=("burraco",), key="F3", intent=True)
+@command("take", aliases=("raccogli", "prendi"), args="[top|meld]",
+         help="take the whole discard pile; `take top`: only its top card (where the rules "
+              "allow it); `take meld CARDS`: take it and open with those cards at once",
+         games=("burraco",), key="F3", intent=True,
+         help_it="raccogli tutti gli scarti; `raccogli cima`: solo la carta in cima; "
+                 "`raccogli cala CARTE`: raccogli e apri subito con quelle carte",
+         examples=("take", "take top", "take meld 7h 8h 9h", "take meld 1 2 3 / Ks Kd Kc",
+                   "raccogli cima"))
 def _take(model: ConsoleModel, args: list[str]) -> Intent:
-    return Intent("act", " ".join(["take", *args]))
+    words = list(args)
+    if words and words[0].lower() in ("top", "cima", "prima"):
+        words[0] = "top"
+    for i, word in enumerate(words):
+        if word.lower() in ("meld", "cala", "+"):   # hand numbers after `meld` are cards
+            words[i + 1:] = by_number(model, words[i + 1:])
+            break
+    return Intent("act", " ".join(["take", *words]))
 
 
 @command("meld", aliases=("cala", "calo"), args="CARDS",
-         help="stage a new meld (typed or selected cards)", complete=complete_cards,
-         games=("burraco",), key="F4", intent=True)
+         help="stage a new meld (typed, numbered or selected cards; / between groups)",
+         complete=complete_cards, games=("burraco",), key="F4", intent=True,
+         help_it="prepara una nuova combinazione (carte scritte, numeri o selezionate)",
+         examples=("meld 7h 8h 9h", "meld 1 2 3", "meld JK 7s 8s", "meld 5h 5c 2h",
+                   "meld 7h 8h 9h / Ks Kd Kc", "cala 4 5 6"))
 def _meld(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("stage", "meld " + _cards_or_selection(model, args, "meld"))
 
 
 @command("attach", aliases=("attacca", "aggiungi"), args="N CARDS",
-         help="stage cards onto our meld #N", complete=complete_attach,
-         games=("burraco",), key="F5", intent=True)
+         help="stage cards onto our meld #N (the number on the table; low/high says "
+              "where a wild goes when you may choose)", complete=complete_attach,
+         games=("burraco",), key="F5", intent=True,
+         help_it="attacca carte alla nostra combinazione #N",
+         examples=("attach 3 10h", "attach 3 7", "attach 2 JK high", "attach 10h",
+                   "attacca 3 10h"))
 def _attach(model: ConsoleModel, args: list[str]) -> Intent:
     from .views import presenter_for
     if args and args[0].isdigit():
@@ -290,50 +334,61 @@ def _attach(model: ConsoleModel, args: list[str]) -> Intent:
     if last is not None:
         targets = ", ".join(f"#{n}" for n in presenter_for(model).attach_targets(model))
         raise ConsoleError(f"none of our melds ({targets}) takes {cards}; "
-                           f"the last one says: {format_violation(last)}")
+                           f"the last one says: {model.refusal(last)}")
     raise ConsoleError("your side has no meld to attach to yet")
 
 
 @command("discard", aliases=("scarta", "scarto"), args="CARD",
          help="discard, ending the turn (sends the staged)",
-         complete=complete_one_card, games=("burraco",), key="F6", intent=True)
+         complete=complete_one_card, games=("burraco",), key="F6", intent=True,
+         help_it="scarta una carta e chiudi il turno (manda le preparate)",
+         examples=("discard 5", "discard Qs", "scarta 12"))
 def _discard(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("act", "discard " + _one_card(model, args, "discard"))
 
 
 @command("play", aliases=("gioca", "gioco"), args="CARD|N",
          help="play a card, or its number in your hand",
-         complete=complete_one_card, games=("briscola",), key="Enter", intent=True)
+         complete=complete_one_card, games=("briscola",), key="Enter", intent=True,
+         help_it="gioca una carta, o il suo numero nella mano",
+         examples=("play 2", "play 1d", "play 9 coppe", "gioca 3"))
 def _play(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("act", "play " + _one_card(model, args, "play"))
 
 
-@command("redraw", aliases=("ripesca", "ripesco"), help="1st turn (modificato): put back, draw again", games=("burraco",),
-         intent=True)
+@command("redraw", aliases=("ripesca", "ripesco"),
+         help="1st turn (modificato): put back, draw again", games=("burraco",),
+         intent=True, help_it="primo turno (modificato): rimetti la carta e ripesca",
+         examples=("redraw",))
 def _redraw(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("act", "redraw")
 
 
 @command("send", aliases=("invia", "manda"), help="lay the staged steps down now",
-         games=("burraco",), key="F7")
+         games=("burraco",), key="F7", help_it="cala ora le combinazioni preparate",
+         examples=("send",))
 def _send(model: ConsoleModel, args: list[str]) -> None:
     model.send()
 
 
 @command("undo", aliases=("annulla",), help="unstage the last step",
-         games=("burraco",), key="F8")
+         games=("burraco",), key="F8", help_it="togli l'ultima preparata",
+         examples=("undo",))
 def _undo(model: ConsoleModel, args: list[str]) -> None:
     model.undo()
 
 
 @command("clear", aliases=("svuota",), help="empty the staging area and selection",
-         games=("burraco",), key="F9")
+         games=("burraco",), key="F9", help_it="svuota le preparate e la selezione",
+         examples=("clear",))
 def _clear(model: ConsoleModel, args: list[str]) -> None:
     model.clear_stage()
 
 
 @command("select", aliases=("scegli",), args="CARDS",
-         help="toggle cards in the selection", complete=complete_cards)
+         help="toggle cards in the selection", complete=complete_cards,
+         help_it="seleziona o deseleziona carte", examples=("select 1 2 3", "select 7h JK",
+                                                            "select"))
 def _select(model: ConsoleModel, args: list[str]) -> None:
     if not args:
         model.selected.clear()
@@ -343,7 +398,7 @@ def _select(model: ConsoleModel, args: list[str]) -> None:
     if st is None:
         raise ConsoleError("no hand in progress yet")
     hand = model.hand_cards()
-    for card in st.deck.parse_many(args):
+    for card in st.deck.parse_many(by_number(model, args)):
         free = [p for p, c in hand if c == card and p not in model.selected]
         chosen = [p for p, c in hand if c == card]
         if free:
@@ -354,51 +409,136 @@ def _select(model: ConsoleModel, args: list[str]) -> None:
             raise ConsoleError(f"{card} is not in your hand")
 
 
-@command("help", aliases=("aiuto", "?"), args="[COMMAND]", help="this list, or one command explained",
-         complete=lambda m, typed: [] if typed else [c.name for c in commands_for(m.game)], key="F1")
+@command("help", aliases=("aiuto", "?"), args="[COMMAND]",
+         help="this list, or one command explained with examples",
+         complete=lambda m, typed: [] if typed else [c.name for c in commands_for(m.game)],
+         key="F1", help_it="questo elenco, o un comando spiegato con esempi",
+         examples=("help", "help take", "aiuto scarta"))
 def _help(model: ConsoleModel, args: list[str]) -> None:
-    model.help_text = help_lines(model.game, args[0] if args else None)
-    model.panel = "help"
+    model.help_text = help_lines(model.game, args[0] if args else None, model.lang)
+    model.panel, model.panel_scroll = "help", 0
 
 
-@command("score", aliases=("punti", "punteggio"), help="standings and the last hand's score", key="F10")
+@command("score", aliases=("punti", "punteggio"),
+         help="the score sheet: every hand's breakdown and the running totals", key="F10",
+         help_it="il foglio dei punti: ogni mano e i totali", examples=("score",))
 def _score(model: ConsoleModel, args: list[str]) -> None:
-    model.panel = "score"
+    model.panel, model.panel_scroll = "score", 0
+
+
+@command("recent", aliases=("partite",), help="the latest finished matches, from the history "
+         "[HIST-1]", help_it="le ultime partite giocate", examples=("recent", "partite"))
+def _recent(model: ConsoleModel, args: list[str]) -> None:
+    from ..table.match_record import recent_lines
+
+    if args:
+        raise ConsoleError("recent takes no words: type recent (partite)")
+    model.help_text = recent_lines(model.data_dir)
+    model.panel, model.panel_scroll = "recent", 0
 
 
 @command("abandon", aliases=("abbandona",),
          help="give up the match: your side loses it (asks first) [TABLE-9]",
-         help_it="abbandona la partita: la tua squadra la perde (chiede conferma)")
+         help_it="abbandona la partita: la tua squadra la perde (chiede conferma)",
+         examples=("abandon", "abbandona"))
 def _abandon(model: ConsoleModel, args: list[str]) -> None:
     if args:
         raise ConsoleError("abandon takes no words: type abandon, then confirm")
     model.ask_abandon()
 
 
-@command("quit", aliases=("esci", "exit"), help="leave the table", key="C-q")
+@command("sort", aliases=("ordina",), help="sort your hand by suit or by rank (toggles)",
+         key="C-s", help_it="ordina la mano per seme o per valore", examples=("sort",))
+def _sort(model: ConsoleModel, args: list[str]) -> None:
+    if args:
+        model.set_option("sort", args[0].lower())
+    else:
+        model.toggle_sort()
+
+
+@command("set", aliases=("imposta",), args="WHAT on|off",
+         help="console switches: bell, title (your turn), mouse (wheel scrolls the log), "
+              "panel (the seats-and-log column: off gives the table the whole width), "
+              "lang it|en, sort suit|rank",
+         complete=lambda m, typed: ["bell", "title", "mouse", "panel", "lang", "sort"]
+         if not typed
+         else (["it", "en"] if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
+               else ["on", "off"]),
+         help_it="interruttori: campanello, titolo, mouse, pannello, lingua it|en, "
+                 "ordina seme|valore",
+         examples=("set bell off", "set title on", "set mouse off", "set panel off",
+                   "set lang it", "set sort rank"))
+def _set(model: ConsoleModel, args: list[str]) -> None:
+    if len(args) != 2:
+        raise ConsoleError("set takes two words, e.g. set bell off")
+    model.set_option(args[0].lower(), args[1].lower())
+
+
+@command("say", aliases=("scrivi", "chat"), args="TEXT",
+         help="a chat line to everyone at the table (signed; up to 200 characters)",
+         help_it="un messaggio a tutto il tavolo (firmato; fino a 200 caratteri)",
+         examples=("say good luck!", "scrivi bella mano"))
+def _say(model: ConsoleModel, args: list[str]) -> None:
+    if not args:
+        raise ConsoleError("say what? e.g. say good luck!")
+    model.say(" ".join(args))
+
+
+@command("quit", aliases=("esci", "exit"),
+         help="leave the table (mid-match it asks first: leaving then abandons the match)",
+         key="C-q", help_it="lascia il tavolo (a partita in corso chiede conferma)",
+         examples=("quit", "esci"))
 def _quit(model: ConsoleModel, args: list[str]) -> None:
     model.quit()
 
 
-def help_lines(game: str | None, word: str | None = None) -> list[str]:
-    """Help built from the command table (the same table completion uses)."""
+def short_help(cmd: Command, italian: bool = False) -> str:
+    """A command's help up to its first `;` or `(`: the one line of the list (`help CMD`
+    has the rest)."""
+    text = cmd.help_it if italian and cmd.help_it else cmd.help
+    for mark in ("; ", " ("):
+        text = text.split(mark)[0]
+    return text
+
+
+def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> list[str]:
+    """Help built from the command table (the same table completion uses): every command
+    with its key, how to type cards (jokers, pinelle, numbers), and the keys."""
+    from ..cardnames import typing_help
+
+    italian = lang == "it"
     if word is not None:
         cmd = lookup(word)
         if cmd is None:
-            raise ConsoleError(f"no command '{word}'")
-        lines = [f"{cmd.usage()}  —  {cmd.help}"]
-        if cmd.help_it:
+            raise ConsoleError(f"no command '{word}': type help for the list")
+        lines = [f"{cmd.usage()}  —  {cmd.help_it if italian and cmd.help_it else cmd.help}"]
+        if cmd.help_it and not italian:
             lines.append("in italiano: " + cmd.help_it)
         if cmd.aliases:
-            lines.append("also: " + ", ".join(cmd.aliases))
+            lines.append(("anche: " if italian else "also: ") + ", ".join(cmd.aliases))
         if cmd.key:
-            lines.append("key: " + cmd.key)
+            lines.append(("tasto: " if italian else "key: ") + cmd.key)
+        if cmd.examples:
+            lines.append("esempi:" if italian else "examples:")
+            lines += [f"  {ex}" for ex in cmd.examples]
+        if cmd.intent or cmd.name == "select":
+            lines += typing_help(game, lang)
         return lines
     cmds = commands_for(game)
-    lines = [f"{cmd.usage():<15}{cmd.key:<6}{cmd.help}" +
-             (f" · {cmd.help_it}" if cmd.help_it else "") for cmd in cmds]
-    lines.append("Italian: " + ", ".join(f"{a}={c.name}" for c in cmds for a in c.aliases[:1]))
-    lines.append("Keys: ←/→ move over your hand, Space selects, Enter does the hinted action, "
-                 "Tab completes, ↑/↓ history, Esc closes. A number names a card of your hand "
-                 "as shown (play 2, discard 5).")
+    lines = [f"{cmd.usage():<15} {cmd.key:<5} " + short_help(cmd, italian) for cmd in cmds]
+    if game in (None, "burraco"):
+        lines.append("  e.g. take top · take meld 7h 8h 9h · meld 1 2 3 · attach 3 10h · "
+                     "discard 5   (help CMD: more examples)")
+    lines += typing_help(game, lang)
+    if not italian:
+        lines.append("Italian: " + ", ".join(f"{a}={c.name}" for c in cmds
+                                             for a in c.aliases[:1]))
+    lines.append("Tasti: ←/→ sulla mano, Spazio seleziona, Invio fa l'azione indicata, Tab "
+                 "completa, ↑/↓ cronologia, PagSu/PagGiù o rotella scorrono il registro, Esc "
+                 "chiude, Ctrl-S ordina, Ctrl-Q esce." if italian else
+                 "Keys: ←/→ move over your hand, Space selects, Enter does the hinted action, "
+                 "Tab completes, ↑/↓ history, PgUp/PgDn or the mouse wheel scroll the log, "
+                 "Esc closes, Ctrl-S sorts, Ctrl-Q leaves. The number beside a card names it "
+                 "(discard 5, meld 1 2 3); ✦ marks the card just drawn; +N▼ beside a seat: "
+                 "a pozzetto it holds face down.")
     return lines

@@ -63,15 +63,38 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
         @kb.add(key)
         def _run(event: KeyPressEvent, name: str = cmd.name) -> None:
             if name == "quit":
-                model.cancel_question()   # leaving needs no answer to a pending question
+                leave()
+                return
             if name == "help" and model.panel == "help" or name == "score" and model.panel == "score":
                 model.panel = None
             else:
                 run_command(model, name)
 
+    def leave() -> None:
+        """Ctrl-Q: ask (mid-match), and a second Ctrl-Q confirms."""
+        if model.confirming == "quit":
+            model.answer("yes")
+            return
+        model.cancel_question()   # another question (abandon?) gives way to leaving
+        run_command(model, "quit")
+
     @kb.add("c-c")
     def _quit(event: KeyPressEvent) -> None:
-        model.cancel_question()
-        run_command(model, "quit")
+        leave()
+
+    @kb.add("pageup")
+    def _page_up(event: KeyPressEvent) -> None:
+        """The open panel (help, score) scrolls; else the log goes back."""
+        if model.panel is not None:
+            model.panel_scroll = max(0, model.panel_scroll - 8)
+        else:
+            model.scroll_log(5)
+
+    @kb.add("pagedown")
+    def _page_down(event: KeyPressEvent) -> None:
+        if model.panel is not None:
+            model.panel_scroll += 8
+        else:
+            model.scroll_log(-5)
 
     return kb

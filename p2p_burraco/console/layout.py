@@ -1,7 +1,9 @@
 """The full-screen layout, built from the model (ptpython's `layout.py`): every window reads
 the model at each redraw, so a network event only has to update the model and invalidate.
 
-Fits 100×30 and up:
+Fits 80×24 and up (below 100 columns in a compact form: a narrower right column, short
+titles and hints); below 80×24 it says so and waits for a resize. A line too long for its
+window ends in "…", never silently cut. At 100×30:
 
     title: game · hand · whose turn and its clock · scores · status
     banner (only when needed): host at fault · abandon? · host unreachable · ⚠ clock
@@ -38,13 +40,35 @@ from prompt_toolkit.layout import (
 from prompt_toolkit.layout.controls import BufferControl, FormattedTextControl, UIContent, UIControl
 from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
+from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
 from .commands import complete_line, dry_run, help_lines, run_command
 from .model import ConsoleModel, format_ms
-from .views import Line, clip, flow, labelled, presenter_for, wrap_text
+from .views import CUT, Line, clip, clip_text, flow, labelled, presenter_for, text_width, wrap_text
+from .words import tr
 
 RIGHT_WIDTH = 34
-"""Columns of the right-hand column (seats, scores, log) at any screen width."""
+"""Columns of the right-hand column (seats, scores, log) from 100 columns up."""
+COMPACT_RIGHT = 26
+"""The right-hand column below 100 columns (compact seat rows)."""
+MIN_COLUMNS, MIN_ROWS = 80, 24
+"""The smallest terminal the table is drawn in; below it the screen asks for a resize."""
+
+
+def right_width(columns: int) -> int:
+    """The right column's width for a terminal `columns` wide."""
+    return RIGHT_WIDTH if columns >= 100 else COMPACT_RIGHT
+
+
+def terminal_size() -> tuple[int, int]:
+    """(columns, rows) of the running app's output."""
+    size = get_app().output.get_size()
+    return size.columns, size.rows
+
+
+def too_small() -> bool:
+    columns, rows = terminal_size()
+    return columns < MIN_COLUMNS or rows < MIN_ROWS
 
 Render = Callable[[int, int | None], list[Line]]
 
@@ -54,9 +78,24 @@ class LinesControl(UIControl):
     FormattedTextControl does not tell its text the width, and we lay cards out by width).
     With `bottom=True` it shows the last lines that fit (a log)."""
 
-    def __init__(self, render: Render, bottom: bool = False) -> None:
+    def __init__(self, render: Render, bottom: bool = False,
+                 on_scroll: Callable[[int], None] | None = None, more_hint: str = "") -> None:
         self.render = render
         self.bottom = bottom
+        self.on_scroll = on_scroll
+        self.more_hint = more_hint
+        """Said after "↓ N more line(s)" when the lines overflow (how to see them)."""
+
+    def mouse_handler(self, mouse_event: MouseEvent) -> object:
+        """The mouse wheel scrolls (the log); anything else is not ours."""
+        if self.on_scroll is not None:
+            if mouse_event.event_type == MouseEventType.SCROLL_UP:
+                self.on_scroll(3)
+                return None
+            if mouse_event.event_type == MouseEventType.SCROLL_DOWN:
+                self.on_scroll(-3)
+                return None
+        return NotImplemented
 
     def preferred_height(self, width: int, max_available_height: int, wrap_lines: bool,
                          get_line_prefix: object) -> int | None:
@@ -66,6 +105,10 @@ class LinesControl(UIControl):
         lines = self.render(width, height)
         if self.bottom and len(lines) > height:
             lines = lines[len(lines) - height:]
+        elif len(lines) > height > 0:      # never cut rows silently: say how many more
+            hidden = len(lines) - height + 1
+            lines = lines[:height - 1] + [[("class:hint.key", clip_text(
+                f"↓ {hidden} more line(s){self.more_hint}", width))]]
         fragments: list[StyleAndTextTuples] = [list(ln) for ln in lines]
         return UIContent(get_line=lambda i: fragments[i], line_count=len(fragments),
                          show_cursor=False)
@@ -122,16 +165,31 @@ def run_line(model: ConsoleModel, text: str) -> None:
 
 # ---------------------------------------------------------------------------- renderers
 def title_line(model: ConsoleModel, width: int) -> list[Line]:
+    """The title bar; when it does not fit, a compact one (no app name, short words)."""
+    for compact in (False, True):
+        parts = title_parts(model, compact)
+        used = sum(len(t) for _, t in parts)
+        if used <= width:
+            break
+    parts.append(("class:title", " " * max(0, width - used)))
+    return [clip(parts, width)]
+
+
+def title_parts(model: ConsoleModel, compact: bool) -> Line:
     pres = presenter_for(model)
     st = model.state
-    parts: Line = [("class:title.app", " p2p-burraco "), ("class:title", " " + (pres.title(model) or
-                                                                                 "waiting for a table"))]
+    parts: Line = [] if compact else [("class:title.app", " p2p-burraco ")]
+    lang = model.lang
+    parts.append(("class:title", " " + (pres.title(model) or tr(lang, "waiting for a table"))))
     if model.hand_no:
-        parts.append(("class:title", f" · hand {model.hand_no}"))
+        parts.append(("class:title", " · " + tr(lang, "h{n}" if compact else "hand {n}",
+                                                n=model.hand_no)))
     if st is not None and not st.is_over and st.to_move is not None:
         who = st.to_move
-        turn = "your turn" if who == model.seat else f"{model.seat_name(who)} to move"
-        parts.append(("class:title.turn", f" · ▶ {turn} ({st.phase})"))
+        turn = tr(lang, "your turn") if who == model.seat else \
+            tr(lang, "{who} to move", who=model.seat_name(who))
+        parts.append(("class:title.turn", f" · ▶ {turn}" if compact
+                      else f" · ▶ {turn} ({st.phase})"))
         clock = model.clock
         left = model.clock_left_ms()
         if clock is not None and left is not None and clock.seat == who \
@@ -140,16 +198,15 @@ def title_line(model: ConsoleModel, width: int) -> list[Line]:
             parts.append(("class:title.warn" if warn else "class:title.clock",
                           f" ⏱ {format_ms(left)}"))
     elif st is not None and st.is_over:
-        parts.append(("class:title", " · hand over"))
+        parts.append(("class:title", " · " + tr(lang, "hand over")))
     if model.standings:
-        parts.append(("class:title", " · score " + model.score_brief()))
+        parts.append(("class:title", " · " + ("" if compact else tr(lang, "score "))
+                      + model.score_brief()))
     if model.status:
         alert = model.link_alert is not None
         parts.append(("class:title", " · "))
         parts.append(("class:title.alert" if alert else "class:title.status", model.status))
-    used = sum(len(t) for _, t in parts)
-    parts.append(("class:title", " " * max(0, width - used)))
-    return [clip(parts, width)]
+    return parts
 
 
 def banner_lines(model: ConsoleModel, width: int) -> list[Line]:
@@ -199,28 +256,36 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
     progress = model.deal_progress()
     if progress:
         label = [("class:progress", progress)]
+    fresh = [card for pos, card in cards if pos in model.fresh]
+    if fresh:   # said in words too, in the console's language: `✦ 7 of hearts just drawn`
+        names = ", ".join(model.card_name(c) for c in fresh[:3]) + ("…" if fresh[3:] else "")
+        label.append(("class:card.fresh", f" · ✦ {names} " + tr(model.lang, "just drawn")))
+    heads = flow([[(style, part)] for style, text in label
+                  for part in text.split(" · ") if part], width, sep=" · ")
     items: list[Line] = []
     for i, (pos, card) in enumerate(cards):
         style, text = pres.card(model, card)
-        if pres.numbered_hand():
-            text = f"{i + 1}) {text}"
         if pos in model.selected:
             style += " class:card.selected"
         if i == model.cursor:
             style += " class:card.cursor"
-        items.append([(style, text)])
-    sep = "   " if pres.numbered_hand() else " "
-    body = flow(items, width, sep=sep) if items else [[("class:dim", "(no cards)")]]
-    return [label] + body
+        item: Line = [("class:card.index", f"{i + 1}:")]   # the number `discard 5` takes
+        if pos in model.fresh:
+            item = [("class:card.fresh", f"✦{i + 1}:")]
+        items.append(item + [(style, text)])
+    body = flow(items, width, sep="  ") if items else [[("class:dim", "(no cards)")]]
+    return heads + body
 
 
 def staging_lines(model: ConsoleModel, width: int) -> list[Line]:
     """Staged steps (not yet on the table), the queue being sent, and the last refusal."""
     if model.game != "burraco":
         return []
-    out: Line = [("class:label", "staged: ")]
+    out: Line = [("class:label", tr(model.lang, "staged: "))]
     if not model.staged and not model.outbox:
-        out.append(("class:dim", "nothing — meld/attach go here first; send lays them down"))
+        long = tr(model.lang, "nothing — meld/attach go here first; send lays them down")
+        out.append(("class:dim", long if len(long) + 12 <= width
+                    else tr(model.lang, "nothing yet")))
         return [clip(out, width)]
     items: list[Line] = []
     for step in model.outbox:
@@ -244,43 +309,123 @@ def right_lines(model: ConsoleModel, width: int, height: int | None) -> list[Lin
         if entry.action is not None:
             text = f"{model.seat_name(entry.seat)}: {pres.action_label(model, entry.action)}"
         log += wrap_text(text, width, f"class:{entry.style}" if entry.style else "")
-    if height is not None and len(head) + len(log) > height:
-        log = log[max(0, len(log) - (height - len(head))):]
+    if height is not None:
+        log = scroll_window(model, log, max(1, height - len(head)), width)
     return head + log
+
+
+def panel_scrolled(model: ConsoleModel, lines: list[Line]) -> list[Line]:
+    """An open panel's lines from `model.panel_scroll` on (PgDn/PgUp move through it)."""
+    model.panel_scroll = max(0, min(model.panel_scroll, len(lines) - 1))
+    if model.panel_scroll:
+        return [[("class:hint.key", f"↑ {model.panel_scroll} line(s) above · PgUp")]] + \
+            lines[model.panel_scroll + 1:]
+    return lines
+
+
+def scroll_window(model: ConsoleModel, log: list[Line], room: int, width: int) -> list[Line]:
+    """The `room` log rows shown: the newest, or `model.log_scroll` rows further back
+    (PgUp/PgDn, the mouse wheel). A marker row says when older or newer lines are hidden."""
+    if len(log) <= room:
+        model.log_scroll = 0
+        return log
+    back = max(0, min(model.log_scroll, len(log) - room + 2))
+    model.log_scroll = back                      # never past the oldest line
+    end = len(log) - back
+    newer: list[Line] = []
+    if back:
+        newer = [[("class:hint.key", clip_text(f"↓ {back} newer · PgDn", width))]]
+    start = max(0, end - (room - len(newer)))
+    older: list[Line] = []
+    if start > 0:
+        older = [[("class:hint.key", clip_text(f"↑ {start} older · PgUp", width))]]
+        start += 1
+    return older + log[start:end] + newer
 
 
 def main_lines(model: ConsoleModel, width: int) -> list[Line]:
     """The table — or, while open, the help or score panel in its place."""
     if model.panel == "help":
-        text = model.help_text or help_lines(model.game)
-        out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes)")]]
-        return out + [ln for t in text for ln in wrap_text(t, width, "class:help")]
+        text = model.help_text or help_lines(model.game, lang=model.lang)
+        out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes · PgUp/PgDn)")]]
+        return out + panel_scrolled(model, [ln for t in text
+                                            for ln in wrap_text(t, width, "class:help")])
+    if model.panel == "recent":
+        out = [[("class:label", "recent matches"), ("class:dim", "  (Esc closes · PgUp/PgDn)")]]
+        return out + panel_scrolled(model, [ln for t in model.help_text
+                                            for ln in wrap_text(t, width, "class:help")])
     if model.panel == "score":
-        out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes)")]]
-        return out + score_lines(model, width)
+        out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes · PgUp/PgDn)")]]
+        return out + panel_scrolled(model, score_lines(model, width))
+    if model.state is None:
+        return lobby_lines(model, width)
     return presenter_for(model).table_lines(model, width)
 
 
+def lobby_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The waiting screen: the table, each seat with who sits there (name, person or bot,
+    key fingerprint) or "free", and what we wait for."""
+    info = model.lobby_table
+    head = "table " + " · ".join(str(info[k]) for k in ("id", "game", "variant")
+                                 if info.get(k)) if info else "table"
+    out: list[Line] = [clip([("class:label", head)], width)]
+    for entry in model.lobby:
+        seat = entry.get("seat")
+        name = entry.get("name")
+        if not name:
+            row: Line = [("class:dim", f" seat {seat}  free")]
+        else:
+            me = seat == model.seat
+            who = "bot" if entry.get("bot") else "person"
+            if not entry.get("connected"):
+                who += ", away"
+            key = entry.get("key")
+            row = [("class:seat.me" if me else "class:seat", f" seat {seat}  {name}"),
+                   ("class:dim", f"  ({'you, ' if me else ''}{who})"
+                                 + (f"  key {key}" if key else ""))]
+        out.append(clip(row, width))
+    out.append([])
+    out += wrap_text(model.waiting_text(), width, "class:dim")
+    return out
+
+
 def score_lines(model: ConsoleModel, width: int) -> list[Line]:
+    """The score sheet: the match's standing, the running totals hand by hand, then every
+    hand's breakdown (melds, burraco bonuses by kind, pozzetto, closing, cards left), the
+    newest first, each with its audit verdict."""
     out: list[Line] = [[("class:label", "match")]]
     out += wrap_text(model.standings_text(), width)
-    if model.outcomes:
-        last = model.outcomes[-1]
-        out.append([("class:label", f"hand {last.number}: {last.result.reason}")])
-        for t in model.result_lines(last):
+    if not model.outcomes:
+        return out
+    out.append([("class:label", "running totals")])
+    for line in model.score_sheet():
+        out += wrap_text(line, width, "class:log.score")
+    for outcome in reversed(model.outcomes):
+        out.append([("class:label", clip_text(
+            f"hand {outcome.number}: {outcome.result.reason}", width))])
+        for t in model.result_lines(outcome):
             out += wrap_text(t, width, "class:log.score")
-        out += wrap_text(f"audit: {last.verdict}", width,
-                         "class:log.fair" if last.verdict == "fair" else "class:log.error")
+        out += wrap_text(f"audit: {outcome.verdict}", width,
+                         "class:log.fair" if outcome.verdict == "fair" else "class:log.error")
     return out
 
 
 def hint_line(model: ConsoleModel, width: int) -> list[Line]:
+    """What Enter does, then as many of the keys as fit, whole (never half a key)."""
     pres = presenter_for(model)
     action = pres.default_action(model)
     parts: Line = []
     if action:
         parts += [("class:hint.key", "Enter"), ("class:hint", f": {pres.action_label(model, action)}  │ ")]
-    parts.append(("class:hint", pres.keys_hint(model)))
+    used = text_width(parts)
+    keys = [k for k in tr(model.lang, pres.keys_hint(model)).split(" · ") if k]
+    shown: list[str] = []
+    for key in keys:
+        if used + len(key) + (3 if shown else 0) > width:
+            break
+        used += len(key) + (3 if shown else 0)
+        shown.append(key)
+    parts.append(("class:hint", " · ".join(shown)))
     return [clip(parts, width)]
 
 
@@ -290,12 +435,35 @@ def message_line(model: ConsoleModel, width: int, typed: str = "") -> list[Line]
     model.typing = dry_run(model, typed) if typed.strip() else None
     if model.typing is not None:
         ok, text = model.typing
-        return [clip([("class:message" if ok else "class:error", text)], width)]
-    if model.error:
-        return [clip([("class:error", model.error)], width)]
-    if model.message:
-        return [clip([("class:message", model.message)], width)]
-    return [[("class:dim", model.turn_hint())]]
+        style = "class:message" if ok else "class:error"
+    elif model.error:
+        style, text = "class:error", model.error
+    elif model.message:
+        style, text = "class:message", model.message
+    else:
+        style, text = "class:dim", model.turn_hint()
+    lines = wrap_text(text, width, style)        # a long refusal wraps (up to 3 rows)
+    if len(lines) > MESSAGE_ROWS:
+        lines = lines[:MESSAGE_ROWS]
+        lines[-1] = [(style, clip_text(text_of(lines[-1]) + " " + CUT, width))]
+    return lines
+
+
+MESSAGE_ROWS = 3
+"""Rows the message line may grow to (a refusal with its rule id wraps, never cut)."""
+
+
+def text_of(line: Line) -> str:
+    return "".join(t for _, t in line)
+
+
+def too_small_lines(width: int, height: int | None) -> list[Line]:
+    """Shown instead of the table below MIN_COLUMNS×MIN_ROWS, until the terminal grows."""
+    columns, rows = terminal_size()
+    lines = [(f"The terminal is {columns}×{rows}: the table needs at least "
+             f"{MIN_COLUMNS}×{MIN_ROWS}."), ("Make the window larger; the game goes on "
+             "meanwhile and comes back as soon as it fits."), "(Ctrl-Q leaves.)"]
+    return [ln for t in lines for ln in wrap_text(t, width, "class:error")]
 
 
 def _window(render: Render, **kw: object) -> Window:
@@ -307,16 +475,20 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
     pres_is_burraco = Condition(lambda: model.game == "burraco")
     buffer = buffer or create_command_buffer(model)
 
-    table = _window(lambda w, h: main_lines(model, w), height=Dimension(min=3, weight=1))
+    table = Window(LinesControl(lambda w, h: main_lines(model, w), more_hint=" · PgDn"),
+                   wrap_lines=False, height=Dimension(min=3, weight=1))
     staging = ConditionalContainer(
         _window(lambda w, h: staging_lines(model, w), dont_extend_height=True),
         filter=pres_is_burraco)
     hand = _window(lambda w, h: hand_lines(model, w), dont_extend_height=True,
                    style="class:hand")
     left = HSplit([table, Window(height=1, char="─", style="class:rule"), staging, hand])
-    right = Window(LinesControl(lambda w, h: right_lines(model, w, h)),
-                   width=RIGHT_WIDTH, wrap_lines=False)
-    body = VSplit([left, Window(width=1, char="│", style="class:rule"), right])
+    right = Window(LinesControl(lambda w, h: right_lines(model, w, h),
+                                on_scroll=model.scroll_log),
+                   width=lambda: right_width(terminal_size()[0]), wrap_lines=False)
+    side = Condition(lambda: model.side_panel)       # `set panel off` folds it away
+    body = VSplit([left, ConditionalContainer(
+        VSplit([Window(width=1, char="│", style="class:rule"), right]), filter=side)])
     prompt = VSplit([
         Window(FormattedTextControl([("class:prompt", "> ")]), width=2, dont_extend_width=True),
         Window(BufferControl(buffer=buffer), height=1),
@@ -329,8 +501,14 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
         banner,
         body,
         _window(lambda w, h: hint_line(model, w), height=1),
-        _window(lambda w, h: message_line(model, w, buffer.text), height=1),
+        _window(lambda w, h: message_line(model, w, buffer.text),
+                height=Dimension(min=1, max=MESSAGE_ROWS), dont_extend_height=True),
         prompt,
+    ])
+    small = Condition(too_small)
+    root = HSplit([
+        ConditionalContainer(root, filter=~small),
+        ConditionalContainer(_window(too_small_lines), filter=small),
     ])
     container = FloatContainer(root, floats=[
         Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1)),

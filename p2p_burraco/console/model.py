@@ -24,9 +24,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import cardnames
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
 from ..games.cards import Card, NotationError, Suit
+from .words import kinds as kind_words
+from .words import tr
 
 LOG_LINES = 400
 """How many log lines the console keeps (older lines scroll away)."""
@@ -50,6 +53,13 @@ ABANDON_QUESTION = ("Abandon the match? Your side loses it [TABLE-9]. Type aband
                     "(or yes); anything else cancels")
 """Asked by `abandon`; fits a 100-column banner."""
 ABANDON_CONFIRM = frozenset({"abandon", "abbandona", "yes", "y", "si", "sì"})
+QUIT_QUESTION = ("Leave mid-match? Your side loses the match by abandonment [TABLE-9]. "
+                 "Ctrl-Q again (or yes) leaves; anything else stays")
+"""Asked by quit (Ctrl-Q) while a match is on at a networked table: a confirmed quit signs
+`abandon`, so the others are told at once and nobody is blamed for a missing reveal."""
+QUIT_QUESTION_OFFLINE = ("Leave the table? The hand in progress ends here. Ctrl-Q again "
+                         "(or yes) leaves; anything else stays")
+QUIT_CONFIRM = frozenset({"quit", "esci", "exit", "yes", "y", "si", "sì"})
 ABANDON_OFFLINE = ("abandoning is not available offline (nobody is waiting for you here): "
                    "quit (Ctrl-Q) leaves the table")
 
@@ -124,6 +134,16 @@ def sort_key(card: Card) -> tuple[int, int]:
     return (SUIT_ORDER.get(card.suit, 9), card.rank)
 
 
+def rank_key(card: Card) -> tuple[int, int]:
+    """The other hand order (`sort`): by rank, aces high, then suit; jokers last — sets
+    (tris) of a rank sit together."""
+    rank = 14 if card.rank == 1 else card.rank
+    return (rank if not card.is_joker else 99, SUIT_ORDER.get(card.suit, 9))
+
+
+SORTS: dict[str, Callable[[Card], tuple[int, int]]] = {"suit": sort_key, "rank": rank_key}
+
+
 def hand_positions(state: HandState, seat: Seat) -> list[Pos]:
     """The deck positions now in `seat`'s hand, from the engine's own location list."""
     place = f"hand:{seat}"
@@ -139,8 +159,14 @@ class ConsoleModel:
     """Root state of the console and the person's `SeatController`."""
 
     def __init__(self, name: str | None = None, *, game: str | None = None,
-                 target: int | None = None, variant: str | None = None) -> None:
+                 target: int | None = None, variant: str | None = None,
+                 lang: str | None = None) -> None:
         self.name = name or "you"
+        self.lang = lang if lang in ("it", "en") else "en"   # card names and help (--lang)
+        self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
+        self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
+        self._pile_seen: list[str] = []        # the discard pile at the last event (take)
+        self._hand_seen: set[Pos] = set()      # our hand's positions at the last event
         self.game = game                 # known before the first hand when `play` starts it
         self.variant = variant
         self.target = target
@@ -166,6 +192,7 @@ class ConsoleModel:
         self.typing: tuple[bool, str] | None = None   # live check of the line being typed
         self.panel: str | None = None          # None (the log), "help" or "score"
         self.help_text: list[str] = []
+        self.data_dir: Any = None              # where the history is (`recent`)
         # scores
         self.standings: dict[str, Any] | None = None
         self.outcomes: list[HandOutcome] = []
@@ -181,12 +208,26 @@ class ConsoleModel:
         self.fault: str | None = None          # the host is at fault (TABLE-10)
         self.confirming: str | None = None     # a question waiting for its answer
         self.abandoned = False
+        self.failure: str | None = None        # why the link to the table failed for good
+        self.bell = True                       # ring when our turn comes (`bell off`)
+        self.title_alert = True                # say so in the terminal's title (`title off`)
+        self._alerted = False
+        self.on_alert: Callable[[str], None] = lambda kind: None
+        """Set by the app: "turn" rings/retitles, "wait" puts the title back."""
+        self.lobby: list[dict[str, Any]] = []  # the table's seats before the deal (join)
+        self.lobby_table: dict[str, Any] = {}  # its id, game, variant, players, status
+        self.log_scroll = 0                    # log lines scrolled back from the newest
+        self.panel_scroll = 0                  # rows scrolled down in the help/score panel
+        self.side_panel = True                 # the seats-and-log column (`set panel off`)
+        self.mouse = True                      # the wheel scrolls the log (`set mouse off`)
         self._hand_open = False                # between hand_started and hand_ended
         self._log_count = 0                    # lines ever logged (the deque forgets)
         self._hand_mark = 0                    # _log_count when this hand started
         # links to the screen and the app (set by create_application / run_console_peer)
         self.invalidate: Callable[[], None] = lambda: None
         self.on_quit: Callable[[], None] = lambda: None
+        self.on_say: Callable[[str], bool] | None = None
+        """Set by whoever connects the peer: send a signed chat line (None offline)."""
         self.on_abandon: Callable[[], bool | None] | None = None
         """Set by whoever connects the peer (`run_console_peer`): sign `abandon` (TABLE-9);
         False when there is no match to abandon. None offline: abandoning is not offered."""
@@ -222,7 +263,9 @@ class ConsoleModel:
             self.log_line(f"— hand {self.hand_no} starts (dealer: "
                           f"{self.seat_name(state.dealer)}) —", "log.hand")
         self._hand_open = True
+        self.fresh = set()
         self.refresh()
+        self._snapshot()
         self.invalidate()
 
     def _hand_number(self) -> int | None:
@@ -255,7 +298,9 @@ class ConsoleModel:
             self._flush()
         else:
             self.refresh()
-            self.message = "your turn: " + self.turn_hint()
+            self.message = tr(self.lang, "your turn: ") + self.turn_hint()
+            self._turn_alert()
+        self._snapshot()
         self.invalidate()
 
     def rejected(self, state: HandState, seat: Seat, error: str) -> None:
@@ -264,6 +309,7 @@ class ConsoleModel:
         dropped = len(self.outbox)
         self.outbox.clear()
         self.in_flight = None
+        error = self.display_text(error)
         self.error = error if error.startswith("refused") else f"refused: {error}"
         self.log_line(self.error, "log.error")
         if dropped:
@@ -281,6 +327,11 @@ class ConsoleModel:
             names = event.get("names")
             if isinstance(names, list):
                 self.names = [str(n) for n in names]
+            seats = event.get("seats")
+            if isinstance(seats, list):
+                self.lobby = [dict(s) for s in seats if isinstance(s, dict)]
+            if isinstance(event.get("table"), dict):
+                self.lobby_table = dict(event["table"])
             if isinstance(event.get("you"), int):
                 self.seat = event["you"]
         elif kind == "progress":
@@ -301,9 +352,22 @@ class ConsoleModel:
             mine = seat == self.seat
             if mine:
                 self.in_flight = None  # the table applied our step to the replica
+                self.fresh = set(self._hand_positions()) - self._hand_seen
+            st = self.state
+            if self._alerted and (st is None or st.is_over or st.to_move != self.seat):
+                self._alerted = False          # our turn is over: the title goes back
+                self.on_alert("wait")
             self.progress = None
+            words = text.split()
+            if words[:1] == ["take"] and self._pile_seen:  # say what was picked up
+                taken = self._pile_seen[-1:] if words[1:2] == ["top"] else self._pile_seen
+                text += " ⇐ " + " ".join(taken)
             self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
                                  seat=seat if isinstance(seat, int) else None, action=text))
+        elif kind == "chat":
+            seat = event.get("seat")
+            who = self.seat_name(seat) if isinstance(seat, int) else str(event.get("name"))
+            self._append(LogLine(f"💬 {who}: {event.get('text', '')}", "log.chat"))
         elif kind == "standings":
             self.standings = {k: v for k, v in event.items() if k != "type"}
             if isinstance(self.standings.get("target"), int):
@@ -317,19 +381,117 @@ class ConsoleModel:
             text, style = self._on_table_line(text, str(event.get("style", "")))
             self.log_line(text, style)
         elif kind == "error":
-            self.error = str(event.get("text", event.get("message", "error")))
+            self.error = self.name_seats(str(event.get("text", event.get("message", "error"))))
             style = "log.error"
             if is_host_fault(self.error):
                 self.fault = self.error
                 style = "log.fault"
             self.log_line(self.error, style)
         elif kind == "void":
-            text = str(event.get("text", "the hand is void"))
+            text = self.name_seats(str(event.get("text", "the hand is void")))
             self.log_line(text if "TABLE-8" in text else text + " [TABLE-8]", "log.void")
         elif isinstance(event.get("text"), str):  # any other event that speaks for itself
             self.log_line(event["text"], "log.status")
         self.refresh()
+        self._snapshot()
         self.invalidate()
+
+    def say(self, text: str) -> None:
+        """`say …`: a chat line to everyone at the table, signed by our key; it shows in
+        every seat's log when the host relays it back (our copy included)."""
+        if self.on_say is None:
+            raise ConsoleError("chat needs a networked table: offline nobody reads it")
+        try:
+            sent = self.on_say(text)
+        except ValueError as exc:          # empty, too long, not printable
+            raise ConsoleError(f"not sent: {exc}") from None
+        if not sent:
+            raise ConsoleError("not sent: you sit at no table yet")
+        self.error = None
+        self.message = "said (it shows in the log when the table has it)"
+
+    def scroll_log(self, rows: int) -> None:
+        """Scroll the log `rows` back (negative: forward); the screen clamps it."""
+        self.log_scroll = max(0, self.log_scroll + rows)
+        self.invalidate()
+
+    def set_option(self, name: str, value: str) -> str:
+        """`set bell|title|mouse on|off`, `set lang it|en`, `set sort suit|rank`: the
+        console's own switches (nothing here reaches the table). Returns what was set."""
+        switches = {"bell": "bell", "campanello": "bell", "title": "title_alert",
+                    "titolo": "title_alert", "mouse": "mouse", "panel": "side_panel",
+                    "pannello": "side_panel"}
+        if name in switches:
+            if value not in ("on", "off", "si", "sì", "no"):
+                raise ConsoleError(f"set {name} takes on or off, not {value!r}")
+            setattr(self, switches[name], value in ("on", "si", "sì"))
+            text = f"{name} {'on' if value in ('on', 'si', 'sì') else 'off'}"
+        elif name in ("lang", "lingua"):
+            if value not in ("it", "en"):
+                raise ConsoleError(f"set lang takes it or en, not {value!r}")
+            self.lang = value
+            text = f"lang {value}"
+        elif name in ("sort", "ordina"):
+            if value not in ("suit", "rank", "seme", "valore"):
+                raise ConsoleError(f"set sort takes suit or rank, not {value!r}")
+            self.sort_by = "suit" if value in ("suit", "seme") else "rank"
+            text = f"sort {self.sort_by}"
+        else:
+            raise ConsoleError(f"nothing called {name!r} to set: bell, title, mouse, "
+                               "panel, lang or sort")
+        self.message = "set: " + text
+        return text
+
+    def free_seats(self) -> list[int]:
+        """Seats of the table not taken yet (from the host's seat list)."""
+        return [int(s.get("seat") or 0) for s in self.lobby if not s.get("name")]
+
+    def waiting_text(self) -> str:
+        """Before the first deal: whom we wait for, never a bare '-'."""
+        if self.status in (None, "connecting…"):
+            return "connecting to the table…"
+        free = self.free_seats()
+        if free:
+            return (f"waiting for {len(free)} more player(s): seat(s) "
+                    f"{', '.join(map(str, free))} free")
+        if self.lobby:
+            return "everyone is seated: waiting for the deal"
+        return "waiting for the table"
+
+    def name_seats(self, text: str) -> str:
+        """`seat 2 back` → `Bob (seat 2) back`: names first, seat numbers only beside."""
+
+        def named(m: re.Match[str]) -> str:
+            seat = int(m.group(1))
+            name = self.names[seat] if 0 <= seat < len(self.names) else ""
+            if seat == self.seat:
+                return f"you (seat {seat})"
+            if not name or name == m.group(0):
+                return m.group(0)
+            return f"{name} (seat {seat})"
+
+        return _SEAT_RE.sub(named, text)
+
+    def _turn_alert(self) -> None:
+        """Our turn has come: ring the bell and retitle the terminal, once per turn (both
+        switchable: `bell off`, `title off`)."""
+        if not self._alerted:
+            self._alerted = True
+            self.on_alert("turn")
+
+    def _hand_positions(self) -> list[Pos]:
+        st = self.state
+        return [] if st is None or self.seat is None else hand_positions(st, self.seat)
+
+    def _snapshot(self) -> None:
+        """Remember the pile and our hand as the table holds them now: the next action is
+        told against them (what a `take` picked up, which card a draw brought)."""
+        st = self.state
+        refs = getattr(st, "pile_refs", None)
+        self._pile_seen = []
+        if st is not None and callable(refs):
+            self._pile_seen = [str(st.deck[c]) if c is not None else "?" for _, c in refs()]
+        self._hand_seen = set(self._hand_positions())
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
         """Show the score breakdown and the audit verdict; keep them until the next hand."""
@@ -350,7 +512,7 @@ class ConsoleModel:
             self.log_line(f"{' + '.join(self.seat_name(s) for s in side)}: {pts:+d}", "log.score")
         self.log_line(f"audit: {verdict}", "log.fair" if verdict == "fair" else "log.error")
         self.message = f"hand over — audit: {verdict}  (F10 shows the score)"
-        self.panel = "score"  # the breakdown stays up until the person moves on
+        self.panel, self.panel_scroll = "score", 0  # the breakdown stays up until the person moves on
         self.refresh()
         self.invalidate()
 
@@ -479,6 +641,8 @@ class ConsoleModel:
             return "banner.fault", self.fault
         if self.confirming == "abandon":
             return "banner.confirm", ABANDON_QUESTION
+        if self.confirming == "quit":
+            return "banner.confirm", self.quit_question()
         if self.link_alert:
             return "banner.link", "⚠ " + self.link_alert + (
                 " — the clocks are paused" if self.clock_paused else "")
@@ -530,6 +694,7 @@ class ConsoleModel:
                 self.staged.clear()
                 self.message = f"your time ran out ({kind})" + (f" [{rule}]" if rule else "")
             return text, style or "log.timeout"
+        text = self.name_seats(text)
         if is_host_fault(text):
             self.fault = text
             return text, style or "log.fault"
@@ -558,6 +723,13 @@ class ConsoleModel:
         True when it confirmed and the hook accepted."""
         question, self.confirming = self.confirming, None
         words = line.split()
+        if question == "quit":
+            if len(words) == 1 and words[0].lower() in QUIT_CONFIRM:
+                self._leave()
+                return True
+            self.error = None
+            self.message = "you stay at the table"
+            return False
         if question != "abandon":
             return False
         if len(words) != 1 or words[0].lower() not in ABANDON_CONFIRM:
@@ -622,8 +794,20 @@ class ConsoleModel:
             cid = st.card_at(pos)
             if cid is not None:
                 out.append((pos, st.deck[cid]))
-        out.sort(key=lambda pc: (sort_key(pc[1]), pc[0]))
+        key = SORTS.get(self.sort_by, sort_key)
+        out.sort(key=lambda pc: (key(pc[1]), pc[0]))
         return out
+
+    def toggle_sort(self) -> str:
+        """Sort the hand by suit or by rank (the other one from now); the cursor stays on
+        its card."""
+        card_pos = self.hand_cards()[self.cursor][0] if self.hand_cards() else None
+        self.sort_by = "rank" if self.sort_by == "suit" else "suit"
+        positions = [p for p, _ in self.hand_cards()]
+        if card_pos in positions:
+            self.cursor = positions.index(card_pos)
+        self.message = f"hand sorted by {self.sort_by}"
+        return self.sort_by
 
     def hidden_in_hand(self) -> int:
         """Cards in our (previewed) hand this replica cannot see yet — the pozzetto a staged
@@ -665,8 +849,10 @@ class ConsoleModel:
                 return "the staged steps end the hand: send them (F7)"
             if self.state is not None and self.state.is_over:
                 return "hand over"
-            return f"waiting for {self.seat_name(self.state.to_move if self.state else None)}"
-        return "you may " + ", ".join(kinds)
+            if self.state is None:
+                return self.waiting_text()
+            return tr(self.lang, "waiting for {who}", who=self.seat_name(self.state.to_move))
+        return tr(self.lang, "you may {kinds}", kinds=kind_words(self.lang, kinds))
 
     # ------------------------------------------------------------------ staging
     def refresh(self) -> None:
@@ -696,7 +882,7 @@ class ConsoleModel:
                     except RuleViolation as exc:
                         if queue is not self.staged and self.preview is not None:
                             return      # sent or queued: the table decides (see above)
-                        self.error = f"dropped '{step.text}': {format_violation(exc)}"
+                        self.error = f"dropped '{self.display_text(step.text)}': {self.refusal(exc)}"
                         break
                     kept.append(step)
                 if len(kept) != len(queue):
@@ -840,18 +1026,31 @@ class ConsoleModel:
         return cards[index - 1][1]
 
     # ------------------------------------------------------------------ text helpers
+    def deck_style(self) -> str | None:
+        """The deck's display style (Briscola: napoletane, piacentine, french)."""
+        st = self.view_state
+        return getattr(getattr(st, "rules", None), "display", None)
+
+    def card_label(self, card: Card) -> str:
+        """A card as this console shows it everywhere (cardnames.card_label)."""
+        return cardnames.card_label(card, self.game, self.lang, self.deck_style())
+
+    def card_name(self, card: Card) -> str:
+        """A card's spoken name in the console's language (cardnames.card_name)."""
+        return cardnames.card_name(card, self.game, self.lang, self.deck_style())
+
     def display_text(self, text: str) -> str:
-        """Console words with card tokens shown with suit symbols (`meld 7♥ 8♥ 9♥`)."""
+        """Console words or an engine message with its card words shown as labels
+        (`meld 7♥ 8♥ 9♥`, `refused: 9 coppe is not in your hand`)."""
         st = self.view_state
         if st is None:
             return text
-        out = []
-        for tok in text.split():
-            try:
-                out.append(st.deck.parse(tok).display() if len(tok) <= 3 else tok)
-            except (NotationError, ValueError):
-                out.append(tok)
-        return " ".join(out)
+        return cardnames.name_cards(text, st.deck.parse, self.game, self.lang,
+                                    self.deck_style())
+
+    def refusal(self, exc: RuleViolation) -> str:
+        """A refusal as shown: the engine's words, cards named as on screen, the rule id."""
+        return self.display_text(format_violation(exc))
 
     def log_line(self, text: str, style: str = "") -> None:
         for part in text.splitlines() or [""]:
@@ -867,9 +1066,28 @@ class ConsoleModel:
         for side, pts, breakdown in zip(res.sides, res.points, res.breakdown):
             who = " + ".join(self.seat_name(s) for s in side)
             lines.append(f"{who}: {pts:+d}")
-            for ln in breakdown:
-                lines.append(f"   {ln.label:<28} {ln.points:+5d}")
+            for ln in breakdown:     # the engine's lines, cards named as on screen
+                lines.append(f"   {self.display_text(ln.label):<28} {ln.points:+5d}")
         return lines
+
+    def score_sheet(self) -> list[str]:
+        """One line per hand played: each side's points and its running total
+        (`h2  A +120 = 710 · B -35 = 85`)."""
+        running: dict[tuple[int, ...], int] = {}
+        letters: dict[tuple[int, ...], str] = {}
+        lines = []
+        for outcome in self.outcomes:
+            res = outcome.result
+            parts = []
+            for side, pts in zip(res.sides, res.points):
+                key = tuple(side)
+                letters.setdefault(key, self.side_letter(len(letters)))
+                running[key] = running.get(key, 0) + pts
+                parts.append(f"{letters[key]} {pts:+d} = {running[key]}")
+            lines.append(f"h{outcome.number:<3} " + " · ".join(parts))
+        legend = " · ".join(f"{letter} {'+'.join(self.seat_name(s) for s in side)}"
+                            for side, letter in letters.items())
+        return lines + [legend]
 
     def totals(self) -> tuple[list[list[int]], list[int]]:
         """Sides and match totals (from the table's standings, or summed here)."""
@@ -921,10 +1139,37 @@ class ConsoleModel:
         self.standings = st
 
     def quit(self) -> None:
+        """Leave the table: at once when nothing is at stake, else after a confirmation
+        (`quit_question`); a confirmed quit mid-match is an `abandon` (TABLE-9)."""
+        if self.match_in_progress():
+            self.confirming = "quit"
+            self.error = None
+            self.message = self.quit_question()
+            self.invalidate()
+            return
+        self._leave()
+
+    def match_in_progress(self) -> bool:
+        """A match we are part of is on (a hand dealt, the match not over, the link up)."""
+        return (self.hand_no > 0 and not self.match_over and not self.abandoned
+                and self.failure is None and self.fault is None
+                and self.status != "disconnected")
+
+    def quit_question(self) -> str:
+        """What leaving costs, asked before it happens (in the console's language)."""
+        return tr(self.lang, QUIT_QUESTION if self.on_abandon is not None
+                  else QUIT_QUESTION_OFFLINE)
+
+    def _leave(self) -> None:
+        """Quit for good; mid-match at a networked table, sign `abandon` first."""
+        if self.match_in_progress() and self.on_abandon is not None:
+            self._abandon()
         self.quit_requested = True
         self.on_quit()
 
 
+_SEAT_RE = re.compile(r"(?<![(\w])seat (\d+)\b(?! of)")
+"""A bare `seat N` in a table's log line (not one already beside a name, in brackets)."""
 _TIMEOUT_RE = re.compile(r"^seat (\d+) ran out of time \((\w+)\)$")
 
 

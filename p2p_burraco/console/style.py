@@ -51,9 +51,12 @@ STYLE = Style.from_dict({
     "log.fair": "ansigreen bold",
     "log.score": "ansicyan",
     "log.status": "ansibrightblack",
+    "log.chat": "ansimagenta",
     "log.link": "ansiyellow bold",
     "log.timeout": "ansiyellow bold",
     "log.void": "ansiyellow",
     "log.fault": "bg:ansired ansiwhite bold",
     "help": "",
+    "card.index": "ansibrightblack",
+    "card.fresh": "ansiyellow bold",
 })

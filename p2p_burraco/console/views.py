@@ -13,6 +13,7 @@ from typing import Any
 
 from ..games.cards import Card
 from .model import ConsoleModel
+from .words import tr
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -31,14 +32,37 @@ def text_width(line: Line) -> int:
     return sum(len(t) for _, t in line)
 
 
+def split_wide(item: Line, width: int) -> list[Line]:
+    """An item wider than a line, broken between its fragments (a meld between two cards)
+    into pieces that fit; a single fragment too wide is clipped (and marked)."""
+    pieces: list[Line] = []
+    cur: Line = []
+    for frag in item:
+        if cur and text_width(cur) + len(frag[1]) > width:
+            pieces.append(cur)
+            cur = [(frag[0], frag[1].lstrip())] if frag[1].strip() else []
+            continue
+        cur.append(frag)
+    if cur:
+        pieces.append(cur)
+    return [clip(p, width) for p in pieces]
+
+
 def flow(items: Iterable[Line], width: int, sep: str = "  ") -> list[Line]:
     """Pack items (each a short line) onto lines of at most `width` columns, never splitting
-    an item unless it alone is wider than a line."""
+    an item unless it alone is wider than a line (then it breaks between fragments)."""
     lines: list[Line] = []
     cur: Line = []
     used = 0
     for item in items:
         w = text_width(item)
+        if w > width:
+            if cur:
+                lines.append(cur)
+            pieces = split_wide(item, width)
+            lines += pieces[:-1]
+            cur, used = list(pieces[-1]), text_width(pieces[-1])
+            continue
         if cur and used + len(sep) + w > width:
             lines.append(cur)
             cur, used = [], 0
@@ -62,35 +86,63 @@ def labelled(label: str, items: Iterable[Line], width: int, sep: str = "   ") ->
     return [clip(ln, width) for ln in out]
 
 
+CUT = "…"
+"""Ends a line that had to be cut: no text is lost without a mark."""
+
+
 def clip(line: Line, width: int) -> Line:
-    """Cut a line to `width` columns (the window never wraps our lines)."""
+    """Fit a line to `width` columns (the window never wraps our lines). Trailing blanks
+    are dropped first; a line still too long ends in "…"."""
+    if text_width(line) <= width:
+        return list(line)
+    trimmed = list(line)
+    while trimmed and not trimmed[-1][1].strip():
+        trimmed.pop()
+    if text_width(trimmed) <= width:
+        pad = width - text_width(trimmed)
+        return trimmed + ([(line[-1][0], " " * pad)] if pad and line else [])
     out: Line = []
-    left = width
-    for style, text in line:
+    left = max(0, width - 1)
+    for style, text in trimmed:
         if left <= 0:
             break
         out.append((style, text[:left]))
         left -= len(text[:left])
+    if width > 0:
+        out.append((out[-1][0] if out else "", CUT))
     return out
 
 
+def clip_text(text: str, width: int) -> str:
+    """Plain text fitted to `width` columns, "…" where it was cut."""
+    return text if len(text) <= width else text[:max(0, width - 1)] + CUT
+
+
 def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
-    """Plain text wrapped at spaces to `width` columns."""
+    """Plain text wrapped at spaces to `width` columns. Each row keeps its own spacing (the
+    columns of a score or a help list); continuation rows are indented two more than the
+    paragraph; a word longer than a row is cut with "…"."""
     lines: list[Line] = []
     for para in text.splitlines() or [""]:
-        if len(para) <= width:  # fits: keep its spacing (score columns)
-            lines.append([(style, para)])
-            continue
         indent = para[:len(para) - len(para.lstrip(" "))]
-        cur = indent
-        for word in para.split():
-            if cur.strip() and len(cur) + 1 + len(word) > width:
-                lines.append([(style, cur)])
-                cur = indent + "  " + word
-            else:
-                cur = f"{cur} {word}" if cur.strip() else cur + word
-        lines.append([(style, cur[:width])])
+        cont = indent + "  "
+        cur = para
+        while len(cur) > width:
+            lead = len(cur) - len(cur.lstrip(" "))
+            cut = cur.rfind(" ", lead + 1, width + 1)
+            if cut <= lead or len(cont) >= width:
+                lines.append([(style, clip_text(cur, width))])
+                cur = ""
+                break
+            lines.append([(style, cur[:cut].rstrip())])
+            cur = cont + cur[cut:].lstrip()
+        if cur or not lines or not para:
+            lines.append([(style, cur)])
     return lines
+
+
+WIDE_SEATS = 34
+"""The seats panel's width from which seat rows use whole words (`11 cards`)."""
 
 
 class Presenter:
@@ -99,7 +151,8 @@ class Presenter:
     game = ""
 
     def card_label(self, model: ConsoleModel, card: Card) -> str:
-        return card.display()
+        """One naming for screen, help, log and errors (cardnames, via the model)."""
+        return model.card_label(card)
 
     def card(self, model: ConsoleModel, card: Card, wild: bool = False) -> Fragment:
         return (card_style(card, wild), self.card_label(model, card))
@@ -150,17 +203,11 @@ class Presenter:
 
     def action_label(self, model: ConsoleModel, action: str) -> str:
         """Console words as shown (hint line, log): card tokens with this game's labels."""
-        out = []
-        for tok in action.split():
-            card = self.card_of_text(model, tok) if len(tok) <= 3 else None
-            out.append(self.card_label(model, card) if card is not None else tok)
-        return " ".join(out)
+        return model.display_text(action)
 
     def hand_label(self, model: ConsoleModel) -> str:
-        return f"your hand ({len(model.hand_cards())})"
-
-    def numbered_hand(self) -> bool:
-        return False
+        return tr(model.lang, "your hand ({n}{more}){pz}", n=len(model.hand_cards()), more="",
+                  pz="")
 
     def _seat_row(self, model: ConsoleModel, seat: int, to_move: int | None,
                   side_names: dict[int, str], detail: str, width: int) -> Line:
@@ -170,7 +217,9 @@ class Presenter:
         if seat == to_move:
             style += " class:seat.turn"
         side = side_names.get(seat, "")
-        return clip([(style, f"{mark}{name[:12]:<12}"), ("class:side", f" {side:<2}"),
+        room = 10 if width >= WIDE_SEATS else 8
+        shown = name if len(name) <= room else name[:room - 1] + "…"
+        return clip([(style, f"{mark}{shown:<{room}}"), ("class:side", f" {side:<2}"),
                      ("", detail)], width)
 
 
@@ -179,17 +228,6 @@ class BriscolaPresenter(Presenter):
     """Trump, the trick on the table, cards left, points taken, the three cards in hand."""
 
     game = "briscola"
-
-    def card_label(self, model: ConsoleModel, card: Card) -> str:
-        from ..games.briscola.faces import card_label
-        st = model.view_state
-        style = getattr(getattr(st, "rules", None), "display", "napoletane")
-        if card.suit is not None and not card.suit.italian:
-            style = "french"
-        return card_label(card, style)
-
-    def numbered_hand(self) -> bool:
-        return True
 
     def default_action(self, model: ConsoleModel) -> str | None:
         if not model.my_turn or model.cursor_card() is None:
@@ -279,11 +317,13 @@ class BriscolaPresenter(Presenter):
         sides = v.get("sides") or []
         side_names = {s: "AB"[i] for i, side in enumerate(sides) for s in side}
         sizes = v.get("hand_sizes") or []
-        out = [[("class:label", "seats")]]
+        out = [[("class:label", tr(model.lang, "seats"))]]
+        wide = width >= WIDE_SEATS
         for seat in range(int(v.get("n_seats", len(sizes)))):
-            detail = f"{sizes[seat] if seat < len(sizes) else '?'} cards"
+            n = sizes[seat] if seat < len(sizes) else "?"
+            detail = f"{n} {tr(model.lang, 'cards')}" if wide else f"{n}c"
             if seat == v.get("dealer"):
-                detail += " · dealer"
+                detail += " · dealer" if wide else " D"
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
         return out
 

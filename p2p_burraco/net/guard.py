@@ -25,6 +25,7 @@ REQUEST_COSTS: dict[str, float] = {
     "list_tables": 3.0,
     "create_table": 3.0,
     "resync": 10.0,
+    "say": 6.0,
 }
 """Tokens each request takes from its connection's request bucket (the bigger the answer,
 the more it costs: a `tables` answer lists every table, a resync re-sends a hand's log)."""

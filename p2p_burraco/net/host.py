@@ -67,6 +67,8 @@ class HostConfig:
     exit_when_done: bool = False
     """Stop serving once every table's match is over (demos and tests with --hands)."""
     match_options: dict[str, Any] = field(default_factory=dict)
+    on_match_end: Callable[[Any], None] | None = None
+    """Called with each TableRoom whose match ended, its records written (the history)."""
     seed: int | None = None
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
     # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
@@ -299,6 +301,8 @@ class Lobby:
         self.node = node
         self.tables: dict[str, TableRoom] = {}
         self._next = 1
+        self.said: dict[tuple[str, int, bytes], int] = {}
+        """(table, seat, identity) → the counter of its last chat line (`say`)."""
 
     def create(self, game: str, variant: str | None, players: int | None,
                target: int | None, hands: int | None,
@@ -324,6 +328,8 @@ class Lobby:
         """A finished table leaves the host's memory (its records stay on disk)."""
         if self.tables.get(room.id) is room:
             del self.tables[room.id]
+        for key in [k for k in self.said if k[0] == room.id]:
+            del self.said[key]
         for slot in room.slots:
             if slot.conn is not None:
                 slot.conn.room = None
@@ -384,6 +390,37 @@ class Lobby:
                 raise WireError("lobby.no_table", f"no table {table_id!r}", ref=frame.seq)
             room = self.tables[table_id]
         room.join(conn, b["seat"], frame.seq)
+
+    def on_say(self, conn: HostConnection, frame: Frame) -> None:
+        """A chat line: checked (seated at that table, 1..200 printable characters, its
+        counter above the seat's last, signed by the connection's proven key) and relayed
+        as `said` to every connected seat of the table. Never part of a hand's log, so the
+        audit does not see it; its cost is the request bucket's (guard.REQUEST_COSTS)."""
+        b = frame.body
+        room, seat = conn.room, conn.seat
+        if room is None or seat is None or room.id != b["table"]:
+            raise WireError("lobby.not_seated", f"you do not sit at {b['table']!r}",
+                            ref=frame.seq)
+        try:
+            if wire.valid_say(b["text"]) != b["text"]:
+                raise ValueError("no blanks at either end")
+        except ValueError as exc:
+            raise WireError("msg.bad_value", f"say.text: {exc}", ref=frame.seq) from None
+        key = (room.id, seat, conn.peer_identity)
+        last = self.said.get(key, -1)
+        if b["n"] <= last:
+            raise WireError("msg.bad_value", f"say.n: {b['n']} is not above {last}, your "
+                            "last line's", ref=frame.seq)
+        signed = wire.say_message(room.id, seat, b["n"], b["text"])
+        if not ident.verify(conn.peer_identity, b["sig"], signed):
+            raise WireError("msg.bad_value", "say.sig: the signature does not verify with "
+                            "your key", ref=frame.seq)
+        self.said[key] = b["n"]
+        said = {"table": room.id, "seat": seat, "name": conn.peer_name or f"seat {seat}",
+                "n": b["n"], "text": b["text"], "sig": b["sig"]}
+        for slot in room.slots:
+            if slot.conn is not None:
+                slot.conn.send("said", said)
 
     def on_leave_table(self, conn: HostConnection, frame: Frame) -> None:
         if conn.room is None or conn.seat is None:
@@ -589,6 +626,11 @@ class HostNode(ServerFactory):
         """A table's match ended: it leaves the host's memory (its records are on disk);
         with `keep` a fresh default table opens; `all_done` fires when nothing is left."""
         self.finished.append(f"table {room.id}: {room.summary()}")
+        if self.config.on_match_end is not None:
+            try:
+                self.config.on_match_end(room)
+            except Exception:  # a hook's failure must not stop the host
+                log.exception("on_match_end failed")
         del self.finished[:-100]
         self.reactor.callLater(1.0, self.lobby.reap, room)
         if room is self.default_room:

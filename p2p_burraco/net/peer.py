@@ -40,6 +40,15 @@ def conn_ref(body: dict[str, Any]) -> int | None:
     return ref if isinstance(ref, int) else None
 
 
+def lobby_seat(seat: dict[str, Any]) -> dict[str, Any]:
+    """One seat of a table as the waiting screen shows it: who sits there (name, person or
+    bot, connected) and their key's fingerprint, so a player can tell who is who."""
+    identity = seat.get("identity")
+    return {"seat": seat.get("seat"), "name": seat.get("name"), "bot": bool(seat.get("bot")),
+            "connected": bool(seat.get("connected")),
+            "key": ident.fingerprint(identity) if isinstance(identity, bytes) and identity else None}
+
+
 class PeerError(Exception):
     """The peer cannot go on (refused by the host, host unreachable, match abandoned)."""
 
@@ -76,6 +85,9 @@ class PeerConfig:
     fallback: Any = None
     """(hand, seat) → Action: the bot that plays for this seat when its clock runs out."""
     extra: dict[str, Any] = field(default_factory=dict)
+    host_fingerprint: str | None = None
+    """The host key's fingerprint a LAN advertisement gave (`net.discovery`): a host whose
+    key does not match is refused in the handshake [DISC-3]."""
 
 
 Connector = Callable[[ClientFactory], Any]
@@ -160,6 +172,15 @@ class PeerConnection(FrameProtocol):
         if not ident.verify(b["host_identity"], b["signature"], msg):
             raise WireError("auth.bad_signature", "the host's welcome signature does not verify",
                             fatal=True, ref=frame.seq)
+        advertised = self.node.config.host_fingerprint
+        if advertised is not None:
+            from .discovery import fingerprint_matches, key_fingerprint
+
+            if not fingerprint_matches(b["host_identity"], advertised):
+                raise WireError("auth.bad_signature", "the host's key has fingerprint "
+                                f"{key_fingerprint(b['host_identity'])[:16]}, not the "
+                                f"{advertised[:16]} its LAN advertisement gave [DISC-3]",
+                                fatal=True, ref=frame.seq)
         expected = self.node.expected_host
         if expected is not None and b["host_identity"] != expected:
             raise WireError("auth.bad_signature", "the host's identity changed since the first "
@@ -213,6 +234,8 @@ class PeerNode(ClientFactory):
         self._resync_batch: list[dict[str, Any]] | None = None
         self._resync_marker = -1
         self._resync_seq = -1
+        self._say_n = -1                  # the counter of our last chat line (`say`)
+        self._heard: dict[tuple[str, int], int] = {}   # (table, seat) → last line shown
         self._resync_refused = False
         self._pings = 0
 
@@ -360,6 +383,8 @@ class PeerNode(ClientFactory):
             self.controller.notify({"type": "tables", "tables": b["tables"]})
         elif t == "left":
             self.table = self.seat = None
+        elif t == "said":
+            self.said(b)
         elif t == "seat_status":
             state = "back" if b["connected"] else \
                 f"dropped ({(b['grace_ms'] or 0) // 1000} s grace)"
@@ -385,7 +410,11 @@ class PeerNode(ClientFactory):
     def seats_changed(self) -> None:
         seats = self.table_info.get("seats", [])
         names = [s.get("name") or f"seat {s.get('seat')}" for s in seats]
-        self.controller.notify({"type": "seats", "names": names, "you": self.seat})
+        info = self.table_info
+        self.controller.notify({"type": "seats", "names": names, "you": self.seat,
+                                "seats": [lobby_seat(s) for s in seats],
+                                "table": {k: info.get(k) for k in
+                                          ("id", "game", "variant", "players", "status")}})
 
     def match_end(self, body: dict[str, Any]) -> None:
         self.finished = True
@@ -544,6 +573,36 @@ class PeerNode(ClientFactory):
     def _next_ping(self) -> int:
         self._pings += 1
         return self._pings
+
+    def say(self, text: str) -> bool:
+        """Send a chat line to the table, signed with our identity key (ValueError when the
+        line is empty, too long or not printable). False when we sit at no table."""
+        line = wire.valid_say(text)
+        if self.table is None or self.seat is None or self.conn is None:
+            return False
+        # above the last, and above any line an earlier run of this identity sent (a clock)
+        self._say_n = max(self._say_n + 1, int(self.reactor.seconds() * 1000))
+        sig = self.identity.sign(wire.say_message(self.table, self.seat, self._say_n, line))
+        self.conn.send("say", {"table": self.table, "n": self._say_n, "text": line, "sig": sig})
+        return True
+
+    def said(self, body: dict[str, Any]) -> None:
+        """A chat line relayed by the host: shown only if the seat's own key signed it (the
+        key the table info binds to that seat), so the host cannot put words in a mouth."""
+        seats = {s.get("seat"): s for s in self.table_info.get("seats", [])}
+        key = seats.get(body["seat"], {}).get("identity")
+        signed = wire.say_message(body["table"], body["seat"], body["n"], body["text"])
+        if body["table"] != self.table or not isinstance(key, bytes) \
+                or not ident.verify(key, body["sig"], signed):
+            self.controller.notify({"type": "log", "style": "log.error",
+                                    "text": f"a chat line for seat {body['seat']} without "
+                                            "that seat's signature was dropped"})
+            return
+        if body["n"] <= self._heard.get((body["table"], body["seat"]), -1):
+            return                       # a line shown already: a replay adds nothing
+        self._heard[(body["table"], body["seat"])] = body["n"]
+        self.controller.notify({"type": "chat", "seat": body["seat"], "name": body["name"],
+                                "text": body["text"]})
 
     def request_abandon(self, reason: str = "abbandona") -> bool:
         """The person abandons the match (TABLE-9): the seat signs `abandon` at the first

@@ -1,0 +1,110 @@
+"""How cards are named to people, per game and language: one function for the screen, the
+help, the log, the errors and `verify`, so a card is written one way everywhere.
+
+Presentation only: it reads the engine's card types (games/cards.py) and Briscola's face
+names (games/briscola/faces.py) and decides nothing. What a person *types* stays the
+engine's notation (`7h`, `JK`, `2h`), which help explains with `typing_help`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .games.cards import Card, Suit
+
+LANGS: tuple[str, ...] = ("en", "it")
+
+_SUIT_WORDS: dict[str, dict[Suit, str]] = {
+    "en": {Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs",
+           Suit.SPADES: "spades", Suit.DENARI: "denari", Suit.COPPE: "coppe",
+           Suit.BASTONI: "bastoni", Suit.SPADE: "spade"},
+    "it": {Suit.HEARTS: "cuori", Suit.DIAMONDS: "quadri", Suit.CLUBS: "fiori",
+           Suit.SPADES: "picche", Suit.DENARI: "denari", Suit.COPPE: "coppe",
+           Suit.BASTONI: "bastoni", Suit.SPADE: "spade"},
+}
+_RANKS: dict[str, dict[int, str]] = {
+    "en": {1: "ace", 11: "jack", 12: "queen", 13: "king"},
+    "it": {1: "asso", 11: "fante", 12: "donna", 13: "re"},
+}
+JOKER_WORD = {"en": "joker", "it": "jolly"}
+PINELLA_WORD = {"en": "pinella (a 2, wild)", "it": "pinella (un 2, matta)"}
+_CARD_WORD = re.compile(r"(?<![\w#])(?:(?:10|[2-9AJQK])[hdcsbDCBS]|JK)(?![\w])")
+"""The engine's canonical card words (`str(card)`), the only ones renamed inside a text
+(standing alone: `#10` is a meld, `10s` inside a word is not a card)."""
+
+
+def _lang(lang: str | None) -> str:
+    return lang if lang in LANGS else "en"
+
+
+def card_label(card: Card, game: str | None = None, lang: str | None = "en",
+               style: str | None = None) -> str:
+    """The short label a table shows: `7♥`, `★` (Burraco); `9 coppe`, `Q♥` (Briscola, by
+    the deck's display style). The same in both languages: it is what is printed on the
+    card."""
+    if game == "briscola" and not card.is_joker:
+        from .games.briscola.faces import card_label as briscola_label
+
+        deck_style = style or "napoletane"
+        if card.suit is not None and not card.suit.italian:
+            deck_style = "french"
+        return briscola_label(card, deck_style)
+    return card.display()
+
+
+def card_name(card: Card, game: str | None = None, lang: str | None = "en",
+              style: str | None = None) -> str:
+    """The spoken name, for help and sentences: `7 of hearts` / `7 di cuori`, `joker` /
+    `jolly`; Briscola's own names (`Cavallo di coppe`) whatever the language."""
+    lang = _lang(lang)
+    if card.is_joker:
+        return JOKER_WORD[lang]
+    assert card.suit is not None
+    if game == "briscola":
+        from .games.briscola.faces import card_name as briscola_name
+
+        deck_style = style or "napoletane"
+        if not card.suit.italian:
+            deck_style = "french"
+        return briscola_name(card, deck_style)
+    rank = _RANKS[lang].get(card.rank, str(card.rank))
+    joiner = "of" if lang == "en" else "di"
+    name = f"{rank} {joiner} {_SUIT_WORDS[lang][card.suit]}"
+    if game == "burraco" and card.rank == 2:
+        name += " (pinella)"
+    return name
+
+
+def name_cards(text: str, parse: object, game: str | None = None, lang: str | None = "en",
+               style: str | None = None) -> str:
+    """`text` with every card word in the engine's notation (`Kc is not in your hand`,
+    `5c…Jc`) replaced by its label — for refusals, log lines and score lines that come from
+    the engine. `parse(word) -> Card` is the deck's own parser (a word it refuses stays)."""
+
+    def label(m: re.Match[str]) -> str:
+        try:
+            card = parse(m.group(0))  # type: ignore[operator]
+        except ValueError:
+            return m.group(0)
+        return card_label(card, game, lang, style)
+
+    return _CARD_WORD.sub(label, text)
+
+
+def typing_help(game: str | None, lang: str | None = "en") -> list[str]:
+    """How to type cards, for `help`: the notation, the joker and the pinella, numbers."""
+    if _lang(lang) == "it":
+        if game == "briscola":
+            return [("Carte: il numero accanto alla carta (gioca 2), oppure la carta come si "
+                    "vede (gioca 9 coppe, gioca A denari) o in breve: 1d = Asso di denari, "
+                    "8c/9c/10c = Fante/Cavallo/Re di coppe, 3b, 7s.")]
+        return [("Carte: il numero accanto alla carta (scarta 5, cala 1 2 3), oppure: 7h 7♥ "
+                "7cu = 7 di cuori, 10s, Qd, Kc, Af. Jolly: JK (o jolly, joker, *). "
+                "Pinella: è il suo 2 (2h, 2s); fa da matta dove serve.")]
+    if game == "briscola":
+        return [("Cards: the number beside the card (play 2), or the card as shown (play 9 "
+                "coppe, play A denari), or short: 1d = Asso di denari, 8c/9c/10c = "
+                "Fante/Cavallo/Re di coppe, 3b, 7s.")]
+    return [("Cards: the number beside the card (discard 5, meld 1 2 3), or its name: 7h 7♥ "
+            "= 7 of hearts, 10s, Qd, Kc, Ac. Joker: JK (or jolly, joker, *). A pinella is "
+            "just its 2 (2h, 2s): it stands in as wild where it has to.")]
