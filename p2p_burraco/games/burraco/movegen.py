@@ -32,7 +32,16 @@ class HandIndex:
     of each suit and of each rank as (code, count) in code order: everything the generators
     key their memo tables on, computed once per position."""
 
-    __slots__ = ("by_code", "counts", "rank_items", "run_counts", "suit_items", "wcounts")
+    __slots__ = (
+        "by_code",
+        "counts",
+        "rank_items",
+        "run_counts",
+        "suit_items",
+        "suit_wilds",
+        "wcounts",
+        "wild_ones",
+    )
 
     def __init__(self, hand: Sequence[tuple[Pos, int]]) -> None:
         """`hand`: (position, face code) pairs in hand order."""
@@ -55,9 +64,9 @@ class HandIndex:
         for c in sorted(by_code):
             n = counts[c] = len(by_code[c])
             if c > 3:
-                k = 1 if n == 1 else 2
-                capped[c] = k if c < 12 else 1
-                suit_items[c & 3].append((c, k))
+                k = 1 if n == 1 or c >= 12 else 2
+                capped[c] = k
+                suit_items[c & 3].append((c, k if c >= 8 else 1))
                 r = c >> 2
                 if r != 2:
                     got = rank_items.get(r)
@@ -69,7 +78,12 @@ class HandIndex:
                 capped[c] = 1
         self.counts = counts
         self.run_counts = capped
-        self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
+        w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
+        # Which wilds a meld of one suit can use: any one copy of each, and the suit's own 2
+        # twice (natural at its slot and wild elsewhere); a set uses one copy of each.
+        ones = self.wild_ones = (min(w[0], 1), min(w[1], 1), min(w[2], 1), min(w[3], 1),
+                                 min(w[4], 1))
+        self.suit_wilds = tuple(ones[:1 + s] + (w[1 + s],) + ones[2 + s:] for s in range(4))
         self.suit_items = suit_items
         self.rank_items = rank_items
 
@@ -176,9 +190,9 @@ def run_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
     """
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
-    wcounts = idx.wcounts
     for suit in range(4):
         ranks = tuple(idx.run_counts[4 + suit::4])
+        wcounts = idx.suit_wilds[suit]
         key = ("runs", suit, ranks, wcounts)
         specs = memo.get(key)
         if specs is None:
@@ -318,9 +332,9 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
     if memo is None:
         memo = table(rules)
     counts = idx.counts
-    wcounts = idx.wcounts
     for suit in range(4):
         ranks = tuple(idx.run_counts[4 + suit::4])
+        wcounts = idx.suit_wilds[suit]
         key = ("runs+", suit, ranks, wcounts)
         opts = memo.get(key)
         if opts is None:
@@ -352,11 +366,13 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
     rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
     if arr.kind == "set":
         rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
+        wcounts = idx.wild_ones
     else:
         lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
-        rel = tuple([(c, n) for c, n in idx.suit_items[suit_index(cast(Suit, arr.suit))]
+        s = suit_index(cast(Suit, arr.suit))
+        rel = tuple([(c, n) for c, n in idx.suit_items[s]
                      if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
-    wcounts = idx.wcounts
+        wcounts = idx.suit_wilds[s]
     if not rel and wcounts == _NO_WILDS:
         return []
     key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, wcounts)
@@ -366,7 +382,7 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
     if opts is None:
         in_rel = {c for c, _ in rel}
         faces = [c for c, n in rel for _ in range(n)] + [
-            w for w in WILD_CODES if w not in in_rel for _ in range(idx.run_counts[w])]
+            w for w, n in zip(WILD_CODES, wcounts) if w not in in_rel for _ in range(n)]
         sub = HandIndex(list(enumerate(faces)))    # a stand-in hand: positions 0, 1, …
         old = [cast(Card, CODE_CARD[c]) for c in meld_codes]
         found: list[AttachOption] = []
