@@ -364,6 +364,7 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
     """`attach_candidates` of one meld (as specs of `idx`) that the meld rules accept, in the
     same order. Memoized on the meld and the hand's cards that could touch it (its suit or
     rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
+    wcounts: tuple[int, ...]
     if arr.kind == "set":
         rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
         wcounts = idx.wild_ones
