@@ -14,7 +14,7 @@ import time
 
 DEFAULT_THINK = 0.5
 """Seconds per move unless told otherwise (`--think`)."""
-HARD_STOP = 1.8
+HARD_STOP = 1.5
 """The search stops at this many times its budget, whatever the iterations say."""
 
 
