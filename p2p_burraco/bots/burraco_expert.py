@@ -124,7 +124,7 @@ class ExpertBot:
         bots: list[GreedyBot | HeuristicBot] = [
             GreedyBot(random.Random(rng.getrandbits(32))) for _ in range(state.n_seats)]
         greedy_me = bots[seat]
-        bots[seat] = self.heuristic
+        bots[seat] = HeuristicBot(random.Random(rng.getrandbits(32)))  # its own: reproducible
         own_turn = state.turns
         for _ in range(ROLLOUT_STEPS):
             s = state.to_move
