@@ -66,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
           f"{actions / max(hands, 1):.0f} actions per hand")
     print(f"  legal_actions: {timer.calls} calls, mean {timer.mean_us():.1f} µs "
           f"(every action listed; {100 * timer.total / elapsed:.0f} % of the time)")
+    print(f"  by phase: {timer.phases()}")
     if half[1]:
         # The engine's memo tables (games/burraco/memo.py) fill as positions recur: the second
         # half of a run shows a process that has been playing for a while (a host, a search).
@@ -82,15 +83,25 @@ class _LegalTimer:
     def __init__(self) -> None:
         self.calls = 0
         self.total = 0.0
+        self.by_phase: dict[str, list[float]] = {}   # phase -> [calls, seconds]
 
     def wrap(self, fn: Callable[..., Iterator[object]]) -> Callable[..., Iterator[object]]:
         def timed(state: object, seat: int) -> Iterator[object]:
+            phase = getattr(state, "phase", "?")
             t0 = time.perf_counter()
             out = list(fn(state, seat))
-            self.total += time.perf_counter() - t0
+            dt = time.perf_counter() - t0
+            self.total += dt
             self.calls += 1
+            tally = self.by_phase.setdefault(phase, [0, 0.0])
+            tally[0] += 1
+            tally[1] += dt
             return iter(out)
         return timed
+
+    def phases(self) -> str:
+        return ", ".join(f"{phase} {n:.0f} calls {1e6 * t / max(n, 1):.1f} µs"
+                         for phase, (n, t) in sorted(self.by_phase.items()))
 
     def mean_us(self) -> float:
         return 1e6 * self.total / max(self.calls, 1)
