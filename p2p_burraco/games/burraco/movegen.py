@@ -56,17 +56,16 @@ class HandIndex:
         counts = [0] * 56
         # Copies beyond what one run or one attachment can use change no candidate: keys are
         # built from counts capped there (an ace or a 2 twice, anything else once), so more
-        # positions share one memo entry. Items go in code order, not the hand's: the same
-        # cards make the same key whatever their order.
+        # positions share one memo entry. A suit's items go in code order, not the hand's (the
+        # same cards make the same key whatever their order); a rank's keep the hand's order,
+        # which is the order a set's cards are typed and shown in.
         capped = [0] * 56
         suit_items: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
         rank_items: dict[int, list[tuple[int, int]]] = {}
-        for c in sorted(by_code):
-            n = counts[c] = len(by_code[c])
+        for c, ps in by_code.items():
+            n = counts[c] = len(ps)
             if c > 3:
-                k = 1 if n == 1 or c >= 12 else 2
-                capped[c] = k
-                suit_items[c & 3].append((c, k if c >= 8 else 1))
+                capped[c] = 1 if n == 1 or c >= 12 else 2
                 r = c >> 2
                 if r != 2:
                     got = rank_items.get(r)
@@ -76,6 +75,9 @@ class HandIndex:
                         got.append((c, n))
             else:
                 capped[c] = 1
+        for c in sorted(by_code):
+            if c > 3:
+                suit_items[c & 3].append((c, capped[c] if c >= 8 else 1))
         self.counts = counts
         self.run_counts = capped
         w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
