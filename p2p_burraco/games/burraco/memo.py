@@ -14,6 +14,7 @@ a hand is also a row of 56 counts and one suit's ranks are a slice of it.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from ..cards import FRENCH_SUITS, JOKER, Card, Suit
 from .melds import Arrangement, MeldError, arrange_attach, arrange_new, is_wild
@@ -76,10 +77,18 @@ def new_meld(rules: RuleSet, faces: Sequence[Card], key: tuple[int, ...] | None 
              ) -> Arrangement:
     """`arrange_new` with the wild typed last meaning "above" (what `apply` asks), memoized;
     `key` is the faces' codes when the caller has them."""
-    memo = table(rules)
-    k = ("new", tuple(codes_of(faces)) if key is None else key)
+    return new_meld_codes(rules, tuple(codes_of(faces)) if key is None else key)
+
+
+def new_meld_codes(rules: RuleSet, codes: tuple[int, ...],
+                   memo: dict[object, object] | None = None) -> Arrangement:
+    """`new_meld` of the faces with these codes (the faces are made only on a miss)."""
+    if memo is None:
+        memo = table(rules)
+    k = ("new", codes)
     hit = memo.get(k)
     if hit is None:
+        faces = [cast(Card, CODE_CARD[c]) for c in codes]
         try:
             hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
         except MeldError as e:
@@ -93,13 +102,22 @@ def new_meld(rules: RuleSet, faces: Sequence[Card], key: tuple[int, ...] | None 
 def attach(rules: RuleSet, old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card],
            wild_end: str | None) -> Arrangement:
     """`arrange_attach`, memoized on the meld's faces and placement and the cards added."""
-    memo = table(rules)
-    k = ("attach", tuple(codes_of(old)), old_arr.kind, old_arr.start, old_arr.wild,
-         old_arr.order, tuple(codes_of(new)), wild_end)
+    return attach_codes(rules, tuple(codes_of(old)), old_arr, tuple(codes_of(new)), wild_end)
+
+
+def attach_codes(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
+                 new: tuple[int, ...], wild_end: str | None,
+                 memo: dict[object, object] | None = None) -> Arrangement:
+    """`attach` of the faces with these codes (the faces are made only on a miss)."""
+    if memo is None:
+        memo = table(rules)
+    k = ("attach", old, old_arr.kind, old_arr.start, old_arr.wild, old_arr.order, new,
+         wild_end)
     hit = memo.get(k)
     if hit is None:
         try:
-            hit = arrange_attach(old, old_arr, new, rules, wild_end)
+            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in old], old_arr,
+                                 [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end)
         except MeldError as e:
             hit = MeldError(e.key, e.message)  # without its traceback: frames hold positions
         memo[k] = hit

@@ -20,7 +20,7 @@ from typing import cast
 from ..base import Pos
 from ..cards import Card, Suit
 from .melds import Arrangement, MeldError
-from .memo import CODE_CARD, WILD_CODES, attach, code, new_meld, suit_index, table
+from .memo import WILD_CODES, attach_codes, code, new_meld_codes, suit_index, table
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
@@ -236,14 +236,13 @@ def meld_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tup
     yield from set_candidates(idx, rules)
 
 
-def attach_candidates(hand: HandCards | HandIndex, meld_cards: Sequence[Card], arr: Arrangement,
-                      rules: RuleSet) -> Iterator[tuple[tuple[Pos, ...], str | None]]:
+def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: RuleSet
+                      ) -> Iterator[tuple[tuple[Pos, ...], str | None]]:
     """Cards that might extend one meld: single cards near its ends or in its wild's slot, a
     wild (both ends where that is a choice), and a natural two slots away with a wild between.
     An ace comes with each word (`low`, `high`) where the rules would not offer one anyway.
-    Pre-filtered by face only; the state validates each one and keeps distinct results."""
-    idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
-    faces = idx.by_code
+    Pre-filtered by face only (`faces`: positions per face code); `attach_options` checks
+    each one against the meld rules."""
     wilds = [w for w in WILD_CODES if w in faces]
     has_wild = arr.wild is not None
     either = rules.free_wild_end == "either" or (
@@ -303,23 +302,20 @@ old + new cards) and the codes of the meld's faces afterwards."""
 _NO_WILDS = (0, 0, 0, 0, 0)
 
 
-def _faces(spec: Spec) -> list[Card]:
-    return [cast(Card, CODE_CARD[c]) for c, _ in spec]
-
-
-def _checked(specs: list[Spec], rules: RuleSet) -> list[tuple[Spec, MeldOption]]:
+def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object]
+             ) -> list[tuple[Spec, MeldOption]]:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
     accept both the typed and the placed order."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
         try:
-            arr = new_meld(rules, _faces(spec), tuple([c for c, _ in spec]))
+            arr = new_meld_codes(rules, tuple([c for c, _ in spec]), memo)
         except MeldError:
             continue
         placed = tuple([spec[i] for i in arr.order])
         if placed != spec:
             try:
-                arr = new_meld(rules, _faces(placed), tuple([c for c, _ in placed]))
+                arr = new_meld_codes(rules, tuple([c for c, _ in placed]), memo)
             except MeldError:  # a placed order is a valid typing: kept for safety
                 continue
         out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
@@ -341,7 +337,8 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         opts = memo.get(key)
         if opts is None:
             opts = memo[key] = _checked(
-                _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals), rules)
+                _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals), rules,
+                memo)
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
@@ -356,7 +353,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         opts = memo.get(key2)
         if opts is None:
             opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
-                                        rules)
+                                         rules, memo)
         yield from opts  # type: ignore[misc]
 
 
@@ -386,13 +383,15 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
         in_rel = {c for c, _ in rel}
         faces = [c for c, n in rel for _ in range(n)] + [
             w for w, n in zip(WILD_CODES, wcounts) if w not in in_rel for _ in range(n)]
-        sub = HandIndex(list(enumerate(faces)))    # a stand-in hand: positions 0, 1, …
-        old = [cast(Card, CODE_CARD[c]) for c in meld_codes]
+        sub: dict[int, list[Pos]] = {}   # a stand-in hand: positions 0, 1, … by code
+        for p, c in enumerate(faces):
+            sub.setdefault(c, []).append(p)
         found: list[AttachOption] = []
-        for cand, end in attach_candidates(sub, old, arr, rules):
-            spec = tuple([(faces[p], sub.by_code[faces[p]].index(p)) for p in cand])
+        for cand, end in attach_candidates(sub, arr, rules):
+            spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
             try:
-                arr2 = attach(rules, old, arr, _faces(spec), end)
+                arr2 = attach_codes(rules, meld_codes, arr, tuple([c for c, _ in spec]), end,
+                                    memo)
             except MeldError:
                 continue
             allc = list(meld_codes) + [c for c, _ in spec]
