@@ -13,7 +13,7 @@ back to this hand's positions afterwards, so a draw or a discard recomputes at m
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import product
 from typing import cast
 
@@ -43,15 +43,8 @@ class HandIndex:
         "wild_ones",
     )
 
-    def __init__(self, hand: Sequence[tuple[Pos, int]]) -> None:
-        """`hand`: (position, face code) pairs in hand order."""
-        by_code: dict[int, list[Pos]] = {}
-        for pos, c in hand:
-            ps = by_code.get(c)
-            if ps is None:
-                by_code[c] = [pos]
-            else:
-                ps.append(pos)
+    def __init__(self, by_code: dict[int, list[Pos]]) -> None:
+        """`by_code`: the hand's positions per face code, codes in first-seen order."""
         self.by_code = by_code
         counts = [0] * 56
         # Copies beyond what one run or one attachment can use change no candidate: keys are
@@ -83,15 +76,30 @@ class HandIndex:
         w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
         # Which wilds a meld of one suit can use: any one copy of each, and the suit's own 2
         # twice (natural at its slot and wild elsewhere); a set uses one copy of each.
-        ones = self.wild_ones = (min(w[0], 1), min(w[1], 1), min(w[2], 1), min(w[3], 1),
-                                 min(w[4], 1))
-        self.suit_wilds = tuple(ones[:1 + s] + (w[1 + s],) + ones[2 + s:] for s in range(4))
+        _, w1, w2, w3, w4 = w
+        o0, o1, o2, o3, o4 = self.wild_ones = tuple([1 if x else 0 for x in w])
+        self.suit_wilds = ((o0, w1, o2, o3, o4), (o0, o1, w2, o3, o4), (o0, o1, o2, w3, o4),
+                           (o0, o1, o2, o3, w4))
         self.suit_items = suit_items
         self.rank_items = rank_items
 
     @classmethod
+    def of_codes(cls, positions: Sequence[Pos], code_at: Callable[[Pos], int]) -> HandIndex:
+        """The index of a hand given as positions (in hand order) and each one's face code."""
+        by_code: dict[int, list[Pos]] = {}
+        for pos in positions:
+            c = code_at(pos)
+            ps = by_code.get(c)
+            if ps is None:
+                by_code[c] = [pos]
+            else:
+                ps.append(pos)
+        return cls(by_code)
+
+    @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
-        return cls([(p, code(card)) for p, card in hand])
+        faces = {p: code(card) for p, card in hand}
+        return cls.of_codes([p for p, _ in hand], faces.__getitem__)
 
     def positions(self, spec: Spec) -> tuple[Pos, ...]:
         by_code = self.by_code
