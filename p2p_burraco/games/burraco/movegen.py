@@ -130,14 +130,15 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
     found: list[tuple[int, Spec]] = []
     present = sorted(slots)
     for ia, a in enumerate(present):
-        for b in present[ia + 1:]:
-            if b - a + 1 > 14:
-                continue
-            missing = [s for s in range(a, b + 1) if s not in slots]
+        # the window a..b grows one present slot at a time, counting the slots it misses
+        missing: list[int] = []
+        for ib in range(ia + 1, len(present)):
+            b, before = present[ib], present[ib - 1]
+            missing += range(before + 1, b)
             if len(missing) > 1:
                 break
-            nat_slots = [s for s in range(a, b + 1) if s in slots]
-            if 1 in nat_slots and 14 in nat_slots and not ace_to_ace:
+            nat_slots = present[ia:ib + 1]
+            if a == 1 and b == 14 and not ace_to_ace:
                 continue
             if len(nat_slots) > run_max:
                 continue
