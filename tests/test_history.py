@@ -287,8 +287,8 @@ def test_hist_1_the_console_shows_the_recent_matches(played: Path) -> None:
 
 @pytest.mark.parametrize("label,kind,n", [
     ("burraco pulito (clean, 7 cards, no wild) 7h…Kh", "pulito (clean)", 1),
-    ("canasta pulita (clean, 13 cards, no wild; built in 3 moves, and the 500 is for one move "
-     "only) Ah…Kh", "pulito (clean)", 1),
+    (("canasta pulita (clean, 13 cards, no wild; built in 3 moves, and the 500 is for one "
+      "move only) Ah…Kh"), "pulito (clean)", 1),
     ("canasta pulita A–K in una mossa (clean, every rank, laid in one move) Ah…Kh",
      "pulito A–K (500)", 1),
     ("canasta reale A–A in una mossa (clean, ace to ace, laid in one move) Ah…Ah",

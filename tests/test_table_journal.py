@@ -382,7 +382,7 @@ def test_the_room_reads_back_the_record_its_checkpoint_follows(tmp_path: Path) -
     (said in one line), never the restart."""
     from p2p_burraco.net.room import TableRoom
 
-    directory, written, t = write_journal(tmp_path / "matches")
+    directory, _, t = write_journal(tmp_path / "matches")
     for r in t.records:
         (directory / f"hand-{r.hand_no + 1:03d}.p2pb").write_bytes(r.transcript.to_bytes())
     lines: list[str] = []

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.interfaces import IDelayedCall
 
+from ..fairdeal.transcript import Transcript
 from ..storage.journal import RESULT, LoadedMatch, MatchJournal
 from ..table import messages as tm
-from ..fairdeal.transcript import Transcript
 from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
 from ..table.rules import TableRules
 from ..wire import Frame, PreparedFrame, WireError
