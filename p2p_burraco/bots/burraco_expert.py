@@ -30,7 +30,7 @@ from __future__ import annotations
 import random
 from itertools import islice
 
-from ..games.base import Action, HandState, RuleViolation, Seat
+from ..games.base import Action, HandState, Seat
 from ..games.burraco import BurracoHand, Discard
 from ._burraco_eval import Evaluator
 from ._seen import seen_ids, unseen_ids
@@ -104,13 +104,9 @@ class ExpertBot:
         for a in islice(state.legal_actions(seat), 200):
             if not isinstance(a, Discard) or a == hunch:
                 continue
-            trial = state.copy()
-            try:
-                trial.apply(seat, a)
-            except RuleViolation:
-                continue
-            card = state.deck[a.card[1]]
-            scored.append((ev.margin(trial) - self.heuristic._danger(state, seat, ev, card), a))
+            value = self.heuristic.discard_value(state, seat, ev, a)
+            if value is not None:
+                scored.append((value, a))
         scored.sort(key=lambda t: t[0], reverse=True)
         return [hunch] + [a for _, a in scored[:WIDTH]]
 

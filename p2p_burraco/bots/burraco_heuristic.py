@@ -184,17 +184,23 @@ class HeuristicBot:
             return fallback
         scored = []
         for a in discards:
-            trial = state.copy()
-            try:
-                trial.apply(seat, a)
-            except RuleViolation:
-                continue
-            card = state.deck[a.card[1]]
-            value = ev.margin(trial) - self._danger(state, seat, ev, card)
-            scored.append((value, self.rng.random(), a))
+            value = self.discard_value(state, seat, ev, a)
+            if value is not None:
+                scored.append((value, self.rng.random(), a))
         if not scored:
             return discards[0]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+    def discard_value(self, state: BurracoHand, seat: Seat, ev: Evaluator,
+                      a: Discard) -> float | None:
+        """What discarding `a` leaves the side (its margin after it), minus what the card
+        gives the next seat; None if the discard is not legal. The expert ranks by it too."""
+        trial = state.copy()
+        try:
+            trial.apply(seat, a)
+        except RuleViolation:
+            return None
+        return ev.margin(trial) - self._danger(state, seat, ev, state.deck[a.card[1]])
 
     def _danger(self, state: BurracoHand, seat: Seat, ev: Evaluator, card: Card) -> float:
         """What a discard gives the next seat, if that seat plays for another side."""

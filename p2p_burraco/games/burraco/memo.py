@@ -13,7 +13,7 @@ a hand is also a row of 56 counts and one suit's ranks are a slice of it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from ..cards import FRENCH_SUITS, JOKER, Card, Suit
@@ -85,18 +85,10 @@ def new_meld_codes(rules: RuleSet, codes: tuple[int, ...],
     """`new_meld` of the faces with these codes (the faces are made only on a miss)."""
     if memo is None:
         memo = table(rules)
-    k = ("new", codes)
-    hit = memo.get(k)
-    if hit is None:
+    def make() -> Arrangement:
         faces = [cast(Card, CODE_CARD[c]) for c in codes]
-        try:
-            hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
-        except MeldError as e:
-            hit = MeldError(e.key, e.message)  # without its traceback: frames hold positions
-        memo[k] = hit
-    if isinstance(hit, MeldError):
-        raise MeldError(hit.key, hit.message)
-    return hit  # type: ignore[return-value]
+        return arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
+    return _cached(memo, ("new", codes), make)
 
 
 def attach(rules: RuleSet, old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card],
@@ -113,14 +105,21 @@ def attach_codes(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
         memo = table(rules)
     k = ("attach", old, old_arr.kind, old_arr.start, old_arr.wild, old_arr.order, new,
          wild_end)
-    hit = memo.get(k)
+    return _cached(memo, k, lambda: arrange_attach(
+        [cast(Card, CODE_CARD[c]) for c in old], old_arr,
+        [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end))
+
+
+def _cached(memo: dict[object, object], key: object,
+            make: Callable[[], Arrangement]) -> Arrangement:
+    """`make()` once per key; a refusal is kept too, and raised again as a fresh MeldError."""
+    hit = memo.get(key)
     if hit is None:
         try:
-            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in old], old_arr,
-                                 [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end)
+            hit = make()
         except MeldError as e:
             hit = MeldError(e.key, e.message)  # without its traceback: frames hold positions
-        memo[k] = hit
+        memo[key] = hit
     if isinstance(hit, MeldError):
         raise MeldError(hit.key, hit.message)
     return hit  # type: ignore[return-value]
