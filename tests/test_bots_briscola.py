@@ -71,6 +71,7 @@ def test_beats_random_head_to_head() -> None:
 
 @pytest.mark.slow
 def test_beats_random_in_pairs() -> None:
-    """20 fixed-seed smazzate in pairs: the bench measures about 88 %; 12 is the floor."""
-    s = play_series("briscola", 4, 20, opponent="random", seed=7)
-    assert s.wins >= 12, s.line()
+    """12 fixed-seed smazzate in pairs (six deals, sides swapped): the bench measures about
+    88 %; 8 is the floor (this seed wins 11)."""
+    s = play_series("briscola", 4, 12, opponent="random", seed=7)
+    assert s.wins >= 8, s.line()

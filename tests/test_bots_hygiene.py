@@ -131,7 +131,7 @@ def test_briscola_heuristic_sees_only_its_seat(players: int, variant: str | None
                                                seed: int) -> None:
     """BRISCOLA-27 BRISCOLA-28 BRISCOLA-29: the heuristic bot reads only what its seat may
     know (its hand, the table, a partner's hand under carte scoperte)."""
-    assert check_hygiene("briscola", players, seed, variant=variant) >= 15
+    assert check_hygiene("briscola", players, seed, variant=variant, max_checks=20) >= 15
 
 
 @pytest.mark.parametrize("players,variant,seed", [
