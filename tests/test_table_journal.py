@@ -329,12 +329,15 @@ def test_a_reopened_journal_cuts_its_torn_tail_and_goes_on(tmp_path: Path) -> No
 
 @pytest.mark.parametrize("dealt_again", [False, True])
 def test_a_seat_that_missed_hand_end_gets_it_from_a_host_restored_between_hands(
-        dealt_again: bool) -> None:
-    """TABLE-6 (a seat comes back and nothing it is owed is lost): the host closes a hand and is killed
-    before its hand_end reaches seat 1. Restarted from its checkpoint and the hand's record
-    on disk, it answers seat 1's resync (naming the closed hand) with that hand's log and
-    hand_end — also once the next hand is dealt — and the seat closes the hand as the others
-    did. Without the record the answer would hold nothing of that hand."""
+        tmp_path: Path, dealt_again: bool) -> None:
+    """TABLE-6 (a seat comes back and nothing it is owed is lost): the host closes a hand and
+    is killed before its hand_end reaches seat 1. Restarted from its checkpoint, it answers
+    seat 1's resync (naming the closed hand) with that hand's log and hand_end read back from
+    its record on disk — also once the next hand is dealt — then the current hand; the seat
+    closes the hand as the others did. A record that is not the hand the match went on from
+    is not served. (The host keeps no closed hand in memory for this: it costs a file read.)"""
+    from p2p_burraco.net.room import read_closed_record
+
     t = new_table("briscola-2-hands")
     inner = t.deliver
 
@@ -349,51 +352,32 @@ def test_a_seat_that_missed_hand_end_gets_it_from_a_host_restored_between_hands(
     assert seat1.hand_start is not None and seat1.hand_start["hand_id"] == closed_id
     name = (t.config.match_id, "hand-001.p2pb")
     assert name in t.stores[0].records and name not in t.stores[1].records
-    cp = t.host.checkpoint()
+    (tmp_path / "hand-001.p2pb").write_bytes(record.transcript.to_bytes())
 
-    bare = replay(t.config, t.host_key, [], cp)
-    assert bare.resync(1, closed_id) == []
-    host = replay(t.config, t.host_key, [], cp, record.transcript)
+    host = replay(t.config, t.host_key, [], t.host.checkpoint())
+    assert t.host.closed_hand(closed_id) is None            # still in memory: no file needed
     if dealt_again:
         host.apply({"e": "deal", "t": host.now + 1})
+    assert host.closed_hand(closed_id) == 0 and host.closed_hand(None) is None
+    got = read_closed_record(tmp_path, 0, closed_id, host)
+    assert got is not None
     answer = host.apply({"e": "msg", "seat": 1, "t": host.now + 2,
                          "msg": {"type": "resync", "hand_id": closed_id}})
-    msgs = [o.msg for o in answer.out]
-    ends = [m for m in msgs if m.get("type") == "hand_end"]
-    assert ends == [record.transcript.hand_end]
-    assert msgs[:len(record.transcript.entries)] == record.transcript.entries
+    msgs = [*got.entries, got.hand_end, *(o.msg for o in answer.out)]
+    assert [m for m in msgs if m.get("type") == "hand_end"] == [record.transcript.hand_end]
     if dealt_again:
         assert msgs[-1]["type"] == "hand_start" and msgs[-1]["hand_id"] != closed_id
+    else:                                    # between hands: nothing of a hand in memory
+        assert not [o for o in answer.out if o.to == 1]
     seat1.receive_all(msgs)
     assert seat1.halted is None
-    got = Transcript.from_bytes(t.stores[1].records[name])   # the hand as seat 0 keeps it
-    want = Transcript.from_bytes(t.stores[0].records[name])  # (each keeps its own sign-off)
-    assert (got.entries, got.hand_end) == (want.entries, want.hand_end)
+    mine = Transcript.from_bytes(t.stores[1].records[name])   # the hand as seat 0 keeps it
+    theirs = Transcript.from_bytes(t.stores[0].records[name])  # (each its own sign-off)
+    assert (mine.entries, mine.hand_end) == (theirs.entries, theirs.hand_end)
 
-    # a record that is not the checkpoint's hand is not served
-    other = replay(t.config, t.host_key, [], {**cp, "prev_result": bytes(32)},
-                   record.transcript)
-    assert other.closed is None
-
-
-def test_the_room_reads_back_the_record_its_checkpoint_follows(tmp_path: Path) -> None:
-    """TABLE-6: what a restarted host's room gives the table — the record of the hand its
-    checkpoint follows, read from `hand-NNN.p2pb`; a missing or torn file costs only that
-    (said in one line), never the restart."""
-    from p2p_burraco.net.room import TableRoom
-
-    directory, _, t = write_journal(tmp_path / "matches")
-    for r in t.records:
-        (directory / f"hand-{r.hand_no + 1:03d}.p2pb").write_bytes(r.transcript.to_bytes())
-    lines: list[str] = []
-
-    class Node:
-        def say(self, text: str) -> None:
-            lines.append(text)
-    loaded = load(directory)
-    assert loaded is not None and loaded.checkpoint is not None
-    got = TableRoom._closed_record(Node(), loaded)               # type: ignore[arg-type]
-    assert got is not None and got.to_bytes() == t.records[-1].transcript.to_bytes()
-    (directory / "hand-002.p2pb").write_bytes(t.records[-1].transcript.to_bytes()[:-9])
-    assert TableRoom._closed_record(Node(), loaded) is None      # type: ignore[arg-type]
-    assert len(lines) == 1 and "hand-002.p2pb: not read back" in lines[0]
+    # a record that is not the one the match went on from is not served
+    assert read_closed_record(tmp_path, 0, bytes(16), host) is None
+    other = replay(t.config, t.host_key, [], {**t.host.checkpoint(), "prev_result": bytes(32)})
+    assert read_closed_record(tmp_path, 0, closed_id, other) is None
+    (tmp_path / "hand-001.p2pb").write_bytes(record.transcript.to_bytes()[:-9])
+    assert read_closed_record(tmp_path, 0, closed_id, host) is None

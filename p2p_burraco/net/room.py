@@ -107,8 +107,7 @@ class TableRoom:
                    {k: v for k, v in config.options.items() if k != "target"}, config.rules)
         room.match_id = config.match_id
         events = list(loaded.events)
-        room.driver = replay(config, node.identity, events, loaded.checkpoint,
-                             cls._closed_record(node, loaded))
+        room.driver = replay(config, node.identity, events, loaded.checkpoint)
         room.journal = MatchJournal.reopen(loaded.directory)
         room.transcripts = sorted(p.name for p in loaded.directory.glob("hand-*.p2pb"))
         bots = dict(header.get("bots") or {})
@@ -128,21 +127,6 @@ class TableRoom:
         for s, slot in enumerate(room.slots):
             room._start_away(s)
         return room
-
-    @staticmethod
-    def _closed_record(node: HostNode, loaded: LoadedMatch) -> Transcript | None:
-        """The record of the hand the checkpoint follows, read back from its file: a seat
-        that missed that hand's end is sent it on resync."""
-        cp = loaded.checkpoint
-        if cp is None or int(cp.get("hand_no", 0)) < 1:
-            return None
-        path = loaded.directory / transcript_name(int(cp["hand_no"]) - 1)
-        try:
-            return Transcript.load(str(path))
-        except (OSError, ValueError) as exc:
-            node.say(f"{path}: not read back ({exc}); a seat that missed that hand's end "
-                     "will go on without it")
-            return None
 
     # --- lobby ---------------------------------------------------------------------
     def free_seats(self) -> list[int]:
@@ -252,7 +236,25 @@ class TableRoom:
         if self.driver is None:
             raise WireError("table.no_hand", "the match has not started", ref=frame.seq)
         msg = tm.from_body(frame.type, frame.body)
+        if frame.type == "resync":
+            self._resend_closed(seat, msg.get("hand_id"))
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
+
+    def _resend_closed(self, seat: int, hand_id: Any) -> None:
+        """A resync naming the hand that closed since, no longer in memory: its log and
+        hand_end from its record on disk, then (in `_run`) the current hand."""
+        driver, journal = self.driver, self.journal
+        assert driver is not None
+        n = driver.closed_hand(hand_id if isinstance(hand_id, bytes) else None)
+        if n is None or journal is None:
+            return
+        record = read_closed_record(journal.dir, n, hand_id, driver)
+        if record is None:
+            self.node.say(f"{self.id}: seat {seat} asked for hand {n + 1}, whose record is "
+                          "not on disk as it closed; it goes on without it")
+            return
+        for entry in [*record.entries, record.hand_end]:
+            self.send_to(seat, str(entry["type"]), tm.body_of(entry))
 
     def _run(self, event: dict[str, Any], sender: int | None = None,
              ref: int | None = None) -> Step:
@@ -484,3 +486,14 @@ def write_json(path: Path, value: Any) -> None:
 
     write_record(path, json.dumps(value, indent=2, sort_keys=True,
                                   default=_json_default).encode() + b"\n")
+
+
+def read_closed_record(directory: Path, hand_no: int, hand_id: bytes,
+                       driver: HostTable) -> Transcript | None:
+    """The record of closed hand `hand_no` as the table can vouch for it (right hand, the
+    host's own hand_end, the result the match went on from), or None."""
+    try:
+        record = Transcript.load(str(Path(directory) / transcript_name(hand_no)))
+    except (OSError, ValueError):
+        return None
+    return record if driver.is_closed_record(record, hand_id) else None

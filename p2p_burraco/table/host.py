@@ -142,7 +142,6 @@ class HostTable:
         self.sign_offs: dict[int, dict[str, Any]] = {}
         self.disputes: dict[int, dict[str, Any]] = {}
         self.hand_end: dict[str, Any] | None = None
-        self.closed: Transcript | None = None   # the last closed hand, for a late resync
         self.end_reason: str | None = None
         # clocks (inputs, not journaled beyond what they caused)
         self.now = 0
@@ -278,8 +277,7 @@ class HostTable:
     def _on_msg(self, seat: int, msg: Mapping[str, Any], event: Mapping[str, Any]) -> Step:
         mtype = msg.get("type")
         if mtype == "resync":
-            hand_id = msg.get("hand_id")
-            return Step(self.resync(seat, hand_id if isinstance(hand_id, bytes) else None))
+            return Step(self.resync(seat))
         if not 0 <= seat < self.n_seats:
             return Step([Outgoing(seat, M.error("table.wrong_seat", f"no seat {seat}"))])
         if mtype not in M.SEAT_AUTHORED:
@@ -627,7 +625,6 @@ class HostTable:
                                 sign_offs)
         self.state = after
         self.prev_result = self.result_hash
-        self.closed = transcript
         if outcome.kind != "void":
             self.hands_scored += 1
         record = HandRecord(self.hand_no, outcome, transcript, self.state.standings())
@@ -665,10 +662,8 @@ class HostTable:
                 "names": list(self.names), "stage": self.stage,
                 "end_reason": self.end_reason}
 
-    def restore(self, cp: Mapping[str, Any], closed: Transcript | None = None) -> None:
-        """Take over a checkpoint (a fresh table only). `closed` is the record of the hand
-        the checkpoint follows (its file on disk), so that a seat which missed its end still
-        gets it on resync; a record whose result is not the checkpoint's is not kept."""
+    def restore(self, cp: Mapping[str, Any]) -> None:
+        """Take over a checkpoint (a fresh table only)."""
         c = self.config
         self.state = MatchState(c.game, c.variant, c.n_seats, c.first_dealer, c.options,
                                 c.rules, cp["state"])
@@ -681,29 +676,35 @@ class HostTable:
         self.end_reason = cp.get("end_reason")
         self.now = int(cp.get("t", 0))
         self.replica = None
-        end = closed.hand_end if closed is not None else None
-        self.closed = closed if end is not None and \
-            end.get("result_hash") == self.prev_result and \
-            signing.verify(self.host_key.public_key(), end) else None
 
     # ------------------------------------------------------------------ resync
-    def resync(self, seat: int, hand_id: bytes | None = None) -> list[Outgoing]:
-        """Everything a reconnected seat may have missed, in order: the hand it was in when
-        that hand has closed since (its whole log and `hand_end`, from memory or, after a
-        restart, from its record on disk), then the current hand."""
-        out: list[Outgoing] = []
-        closed, replica = self.closed, self.replica
-        if closed is not None and closed.hand_end is not None and hand_id is not None \
-                and closed.hand_start.get("hand_id") == hand_id \
-                and (replica is None or replica.hand_id != hand_id):
-            out += [Outgoing(seat, dict(e)) for e in closed.entries]
-            out.append(Outgoing(seat, dict(closed.hand_end)))
-        if replica is None:
-            return out
-        out += [Outgoing(seat, dict(e)) for e in replica.deal.log[:self.relayed]]
+    def resync(self, seat: int) -> list[Outgoing]:
+        """Everything of the hand in memory a reconnected seat may have missed, in order."""
+        if self.replica is None:
+            return []
+        out = [Outgoing(seat, dict(e)) for e in self.replica.deal.log[:self.relayed]]
         if self.hand_end is not None:
             out.append(Outgoing(seat, dict(self.hand_end)))
         return out
+
+    def closed_hand(self, hand_id: bytes | None) -> int | None:
+        """The number of the last closed hand when a resync names it and it is no longer the
+        hand in memory (a new hand is dealt, or this host restarted from its checkpoint): its
+        log and hand_end then come from its record on disk, before the current hand."""
+        if hand_id is None or self.hand_no == 0:
+            return None
+        if self.replica is not None and self.replica.hand_id == hand_id:
+            return None
+        return self.hand_no - 1
+
+    def is_closed_record(self, record: Transcript, hand_id: bytes) -> bool:
+        """A record on disk may stand for the last closed hand: the hand named, closed by a
+        hand_end this host signed, with the result the match went on from."""
+        end = record.hand_end
+        return (end is not None and bool(record.entries)
+                and record.entries[0].get("hand_id") == hand_id
+                and end.get("result_hash") == self.prev_result
+                and signing.verify(self.host_key.public_key(), end))
 
 
 def transcript_name(hand_no: int) -> str:
@@ -714,14 +715,12 @@ def transcript_name(hand_no: int) -> str:
 
 def replay(config: MatchConfig, host_key: Ed25519PrivateKey,
            events: Sequence[Mapping[str, Any]],
-           checkpoint: Mapping[str, Any] | None = None,
-           closed: Transcript | None = None) -> HostTable:
+           checkpoint: Mapping[str, Any] | None = None) -> HostTable:
     """A HostTable rebuilt from its journal (what a restarted host does): from the last
-    checkpoint if there is one (with `closed`, the record of the hand before it), then every
-    event after it."""
+    checkpoint if there is one, then every event after it."""
     table = HostTable(config, host_key)
     if checkpoint is not None:
-        table.restore(checkpoint, closed)
+        table.restore(checkpoint)
     for event in events:
         table.apply(event)
     return table
