@@ -381,3 +381,34 @@ def test_a_seat_that_missed_hand_end_gets_it_from_a_host_restored_between_hands(
     assert read_closed_record(tmp_path, 0, closed_id, other) is None
     (tmp_path / "hand-001.p2pb").write_bytes(record.transcript.to_bytes()[:-9])
     assert read_closed_record(tmp_path, 0, closed_id, host) is None
+
+
+def test_the_room_sends_the_closed_hand_from_its_record_before_the_current_one(
+        tmp_path: Path) -> None:
+    """TABLE-6, the host's I/O side: a resync naming the hand closed since makes the room read
+    that hand's record back and send its log and hand_end to that seat alone; a resync of the
+    hand in memory, or with no record on disk, reads nothing (one line said for the latter)."""
+    from types import SimpleNamespace
+
+    from p2p_burraco.net.room import TableRoom
+
+    t = new_table("briscola-2-hands")
+    record = t.play_hand()
+    closed_id = record.transcript.hand_start["hand_id"]
+    lines: list[str] = []
+    room = TableRoom(SimpleNamespace(say=lines.append), "t1", "briscola", None, 2, None, 2,
+                     {}, t.config.rules)                     # type: ignore[arg-type]
+    room.journal = SimpleNamespace(dir=tmp_path)             # type: ignore[assignment]
+    sent: list[tuple[int | None, str, dict[str, Any]]] = []
+    room.send_to = lambda seat, mtype, body: sent.append((seat, mtype, body))  # type: ignore
+    room.driver = t.host
+    room._resend_closed(1, closed_id)                        # still the hand in memory
+    assert sent == [] and lines == []
+    room.driver = replay(t.config, t.host_key, [], t.host.checkpoint())
+    room._resend_closed(1, closed_id)                        # restarted, no record on disk
+    assert sent == [] and len(lines) == 1 and "asked for hand 1" in lines[0]
+    (tmp_path / "hand-001.p2pb").write_bytes(record.transcript.to_bytes())
+    room._resend_closed(1, closed_id)
+    want = [*record.transcript.entries, record.transcript.hand_end]
+    assert [(s, m) for s, m, _ in sent] == [(1, e["type"]) for e in want]
+    assert [{"type": m, **b} for _, m, b in sent] == want
