@@ -47,7 +47,7 @@ def test_only_net_imports_twisted_and_only_console_imports_prompt_toolkit() -> N
         rel = path.relative_to(pkg)
         text = path.read_text(encoding="utf-8")
         for lib, home in rules.items():
-            if rel.parts[0] != home and re.search(rf"^\s*(from|import)\s+{lib}\b", text, re.M):
+            if rel.parts[0] != home and re.search(rf"^\s*(from|import)\s+{lib}\b", text, re.MULTILINE):
                 offenders.append(f"{rel} imports {lib}")
     assert not offenders, offenders
 

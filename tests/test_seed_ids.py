@@ -5,7 +5,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ID_RE = re.compile(r"\b(FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY)-(\d+)\b")
-DEF_RE = re.compile(r"^\s*[-*]\s+\*\*((?:FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY)-\d+)\*\*", re.M)
+DEF_RE = re.compile(r"^\s*[-*]\s+\*\*((?:FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY)-\d+)\*\*", re.MULTILINE)
 
 
 def defined_ids() -> set[str]:
@@ -36,7 +36,7 @@ def test_every_rule_id_is_checked_by_a_test() -> None:
 def test_readme_table_lists_every_id_with_existing_tests() -> None:
     readme = (ROOT / "seeds" / "README.md").read_text(encoding="utf-8")
     rows = {m.group(1): m.group(2) for m in
-            re.finditer(r"^\|\s*`?([A-Z]+-\d+)`?\s*\|(.*)\|\s*$", readme, re.M)}
+            re.finditer(r"^\|\s*`?([A-Z]+-\d+)`?\s*\|(.*)\|\s*$", readme, re.MULTILINE)}
     missing = sorted(defined_ids() - set(rows))
     assert not missing, f"ids missing from seeds/README.md table: {missing}"
     test_files = {p.name for p in (ROOT / "tests").rglob("test_*.py")}
