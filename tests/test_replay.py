@@ -124,8 +124,9 @@ def test_replay_2_text_is_byte_identical_across_runs(recorded: Path,
 
 def test_replay_bad_input_is_named(recorded: Path, tmp_path: Path,
                                    capsys: pytest.CaptureFixture[str]) -> None:
-    """Bad input: a clear error, exit 2 — a hand the record lacks, a file that is no
-    transcript, a name that is neither a file nor a match id, a match id the history lacks."""
+    """REPLAY-1 bad input: a clear error, exit 2 — a hand the record lacks, a file that is no
+    transcript, a name that is neither a file nor a match id, a match id the history lacks,
+    a record altered after it was signed."""
     junk = tmp_path / "junk.p2pb"
     junk.write_bytes(b"nope")
     cases = [
@@ -134,6 +135,14 @@ def test_replay_bad_input_is_named(recorded: Path, tmp_path: Path,
         (["replay", "no/such/thing"], "no such file or directory, and not a match id"),
         (["replay", "deadbeef00", "--data-dir", str(tmp_path)], "no match 'deadbeef00'"),
     ]
+    altered = Transcript.load(str(recorded / "hand-001.p2pb"))
+    action = next(e for e in altered.entries if e.get("type") == "action"
+                  and e["action"].get("kind") == "discard")
+    action["action"]["card"][1] = (action["action"]["card"][1] + 1) % 108
+    (tmp_path / "altered").mkdir()
+    altered.save(str(tmp_path / "altered" / "hand-001.p2pb"))
+    cases.append((["replay", str(tmp_path / "altered" / "hand-001.p2pb"), "--text"],
+                  "the record itself was altered or cut"))
     for argv, why in cases:
         assert cli_main(argv) == 2
         assert why in capsys.readouterr().err

@@ -89,6 +89,10 @@ def load(paths: Sequence[str]) -> list[HandReplay]:
 def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
     """The replay of one audited hand (a `match_audit.HandCheck`)."""
     report = h.report
+    if None in report.verdict.culprits():
+        raise ReplayError(f"{h.path}: hand {h.hand_no + 1} is not replayed: the record itself "
+                          f"was altered or cut (verify says {h.verdict}), so its moves are "
+                          "nobody's signed word")
     deal = report.verdict.deal
     if report.start is None or deal is None or report.replica is None:
         raise ReplayError(f"{h.path}: hand {h.hand_no + 1} cannot be replayed: its deal could "
