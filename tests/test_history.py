@@ -296,6 +296,7 @@ def test_hist_1_the_console_shows_the_recent_matches(played: Path) -> None:
     ("burraco semipuro (semi-clean, 8 cards, 7 or more natural in a row beside the wild) 2h…9h",
      "semipuro (semi-clean)", 1),
     ("canasta sporca (dirty, 7 cards with a wild) set of 9s", "sporco (dirty)", 1),
+    ("buracco pulito (clean, 7 cards, no wild) 3h…9h", "pulito (clean)", 1),   # classic
     ("burraco pulito ×2", "pulito (clean)", 2),                  # a record from before
     ("canasta 500 (A–K clean) ×1", "pulito A–K (500)", 1),
     ("cards in melds", None, 0),

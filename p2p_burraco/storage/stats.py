@@ -21,12 +21,14 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
+from ..games.burraco import PRESETS
 from .history import MatchRecord
 
 # A score line of one burraco names its kind before its reasons: "burraco pulito (clean, …)
 # 7h…Kh", "canasta pulita A–K in una mossa (…)"; records from before issue 13 counted them
 # ("burraco pulito ×2"). Both read to the same kinds.
-_ONE = re.compile(r"^(?:burraco|canasta) (?P<kind>(?:pulit[oa]|reale)(?: A–[AK] in una mossa)?"
+_NAMES = "|".join(sorted({r.names["burraco"] for r in PRESETS.values()}))   # per rule set
+_ONE = re.compile(rf"^(?:{_NAMES}) (?P<kind>(?:pulit[oa]|reale)(?: A–[AK] in una mossa)?"
                   r"|semipuro|sporc[oa]) \(")
 _COUNTED = re.compile(r"^(?P<kind>.+) ×(?P<n>\d+)$")
 KINDS = ("reale A–A (1000)", "pulito A–K (500)", "pulito (clean)", "semipuro (semi-clean)",

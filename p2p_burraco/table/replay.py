@@ -89,7 +89,7 @@ def load(paths: Sequence[str]) -> list[HandReplay]:
 def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
     """The replay of one audited hand (a `match_audit.HandCheck`)."""
     report = h.report
-    if None in report.verdict.culprits():
+    if any(f.party == "record" for f in report.verdict.faults):
         raise ReplayError(f"{h.path}: hand {h.hand_no + 1} is not replayed: the record itself "
                           f"was altered or cut (verify says {h.verdict}), so its moves are "
                           "nobody's signed word")
@@ -111,9 +111,10 @@ def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
         before = hand
         if t == "action" and not hand.is_over:
             hand = hand.copy()
-            action = hand.action_from_wire(e.get("action") or {})
-            text = str(action)
+            text = f"action {e.get('action')!r}"
             try:
+                action = hand.action_from_wire(e.get("action") or {})
+                text = str(action)
                 hand.apply(int(seat), action)
             except ValueError as exc:     # the audit refused it too: shown, not applied
                 steps.append(Step(i, seat, f"{text} — refused: {exc}", before))
