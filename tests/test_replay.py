@@ -182,3 +182,26 @@ def test_replay_1_an_abandonment_or_a_lost_clock_is_a_step(how: str, tmp_path: P
     assert r.outcome.kind == "abandon"
     text = "\n".join(text_lines(r))
     assert "abbandono" in text
+
+
+
+@pytest.mark.parametrize("party,refused", [("host", False), ("seat", False),
+                                           ("record", True)])
+def test_replay_1_only_an_altered_record_is_refused(recorded: Path, party: str,
+                                                    refused: bool) -> None:
+    """REPLAY-1: a hand whose verdict convicts the host or a seat is replayed (that is worth
+    watching); one whose record was altered or cut (a fault of the record: no key signed
+    it) is refused, since its moves are nobody's signed word."""
+    from p2p_burraco.commands.verify import collect, verify_units
+    from p2p_burraco.fairdeal.audit import Fault
+    from p2p_burraco.table.replay import replay_hand
+
+    units, _ = collect([str(recorded)])
+    (h,) = verify_units(units, None)[0].hands
+    seat = 1 if party == "seat" else None
+    h.report.verdict.faults.append(Fault(seat, "false_timeout", 3, "injected", party))
+    if refused:
+        with pytest.raises(ReplayError, match="the record itself was altered or cut"):
+            replay_hand(h)
+    else:
+        assert replay_hand(h).steps
