@@ -35,8 +35,9 @@ def seen_ids(state: HandState, seat: Seat) -> dict[Pos, CardId]:
     return out
 
 
-def unseen_ids(state: HandState, seat: Seat) -> list[CardId]:
+def unseen_ids(state: HandState, seat: Seat,
+               seen: dict[Pos, CardId] | None = None) -> list[CardId]:
     """Physical cards `seat` cannot place yet, in deck order (so any sampling over them is
-    independent of where the hidden cards really are)."""
-    known = set(seen_ids(state, seat).values())
+    independent of where the hidden cards really are). `seen`: `seen_ids` if already made."""
+    known = set((seen if seen is not None else seen_ids(state, seat)).values())
     return [cid for cid in range(len(state.deck)) if cid not in known]

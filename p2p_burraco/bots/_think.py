@@ -29,8 +29,11 @@ class Budget:
 
     def __init__(self, think: float, cost_per_iteration: float, minimum: int = 2) -> None:
         check_think(think)
+        self.minimum = minimum
         self.iterations = max(minimum, int(think / cost_per_iteration))
         self.deadline = time.perf_counter() + HARD_STOP * think
 
-    def out_of_time(self) -> bool:
-        return time.perf_counter() > self.deadline
+    def out_of_time(self, done: int) -> bool:
+        """Stop now? Never before `minimum` iterations (fewer tell the search nothing: a
+        paired comparison needs two), else once past the safety-net deadline."""
+        return done >= self.minimum and time.perf_counter() > self.deadline

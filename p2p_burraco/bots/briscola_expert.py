@@ -70,7 +70,7 @@ class ExpertBot(HeuristicBot):
         totals = [0.0] * len(plays)
         done = 0
         for _ in range(budget.iterations):
-            if done and budget.out_of_time():
+            if budget.out_of_time(done):
                 break
             hands, stock = self._random_deal(table)  # type: ignore[arg-type]
             for i, play in enumerate(plays):

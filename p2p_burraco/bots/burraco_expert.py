@@ -28,7 +28,6 @@ from the time budget (`_think.Budget`), so a seed and a `--think` reproduce a ga
 from __future__ import annotations
 
 import random
-from itertools import islice
 
 from ..games.base import Action, HandState, Seat
 from ..games.burraco import BurracoHand, Discard
@@ -75,11 +74,11 @@ class ExpertBot:
         budget = Budget(self.think, COST_PER_ITERATION)
         seen = seen_ids(state, seat)
         hidden = [p for p in range(len(state.deck)) if p not in seen]
-        pool = unseen_ids(state, seat)
+        pool = unseen_ids(state, seat, seen)
         ev = Evaluator(state, seat)
         results: list[list[float]] = [[] for _ in candidates]
         for _ in range(budget.iterations):
-            if results[0] and budget.out_of_time():
+            if budget.out_of_time(len(results[0])):
                 break
             self.rng.shuffle(pool)
             deal = dict(seen)
@@ -101,7 +100,7 @@ class ExpertBot:
         the hand keeps, minus what the card gives an opponent next)."""
         ev = Evaluator(state, seat)
         scored: list[tuple[float, Action]] = []
-        for a in islice(state.legal_actions(seat), 200):
+        for a in state.legal_actions(seat):
             if not isinstance(a, Discard) or a == hunch:
                 continue
             value = self.heuristic.discard_value(state, seat, ev, a)

@@ -330,12 +330,7 @@ def check_cards_conserved(state: HandState) -> None:
     positions = {pos for _, pos in locations}
     if len(locations) == n and len(positions) == n and min(positions, default=0) >= 0 \
             and max(positions, default=-1) < n:
-        kn = getattr(state, "knowledge", None) or getattr(state, "_known", None)
-        if isinstance(kn, Knowledge):
-            known = kn.known
-            ids = [c for c in known if c is not None]
-        else:
-            ids = [c for c in (state.card_at(p) for p in range(n)) if c is not None]
+        ids = [c for c in (state.card_at(p) for p in range(n)) if c is not None]
         if len(ids) == len(set(ids)):
             return
     seen: dict[Pos, str] = {}

@@ -127,7 +127,7 @@ def describe(rules: RuleSet) -> str:
     lines.append("Scoring")
     add(f"Cards: joker {r.joker_points}, 2 {r.two_points}, ace {r.ace_points}, K Q J 10 9 8 "
         f"{r.high_points}, 7 to 3 {r.low_points}.", "values")
-    o = "a" if n["burraco"].endswith("a") else "o"  # canasta pulita, burraco pulito
+    o = r.agree  # canasta pulita, burraco pulito
     bon = f"{n['burraco']} pulit{o} {r.clean_bonus}"
     if r.semipuro_bonus:
         bon += f", semipuro {r.semipuro_bonus} (8+ cards, 7 naturals in a row beside the wild)"

@@ -76,11 +76,9 @@ def table(rules: RuleSet) -> dict[object, object]:
     return memo
 
 
-def new_meld(rules: RuleSet, faces: Sequence[Card], key: tuple[int, ...] | None = None
-             ) -> Arrangement:
-    """`arrange_new` with the wild typed last meaning "above" (what `apply` asks), memoized;
-    `key` is the faces' codes when the caller has them."""
-    return new_meld_codes(rules, tuple(codes_of(faces)) if key is None else key)
+def new_meld(rules: RuleSet, faces: Sequence[Card]) -> Arrangement:
+    """`arrange_new` with the wild typed last meaning "above" (what `apply` asks), memoized."""
+    return new_meld_codes(rules, tuple(codes_of(faces)))
 
 
 def new_meld_codes(rules: RuleSet, codes: tuple[int, ...],

@@ -220,11 +220,7 @@ def set_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
     wilds = tuple(w for w in WILD_CODES if idx.counts[w])
-    per_rank: dict[int, list[tuple[int, int]]] = {}
-    for c, ps in idx.by_code.items():
-        r = c >> 2
-        if r > 2 or r == 1:
-            per_rank.setdefault(r, []).append((c, len(ps)))
+    per_rank = idx.rank_items              # (code, count) per rank, the 2s left out
     for rank in (1, *range(3, 14)):
         got = per_rank.get(rank)
         if got is None or sum(n for _, n in got) < 2:

@@ -161,6 +161,12 @@ class RuleSet:
         """The digest id this preset cites for an abstract rule key."""
         return self.cite.get(key) or FIBUR_CITE[key]
 
+    @property
+    def agree(self) -> str:
+        """The ending an adjective takes beside this rule set's name for a burraco: "a" for
+        canasta (pulita, sporca), "o" for burraco and buracco (pulito, sporco)."""
+        return "a" if self.names["burraco"].endswith("a") else "o"
+
     def card_points(self, card: Card) -> int:
         """Face value of a card at the count (8 and 9 are high cards: 10, never 5)."""
         r = card.rank

@@ -44,7 +44,7 @@ def meld_bonus(rules: RuleSet, faces: list[Card], arr: Arrangement, moves: int,
     if cls is None:
         return None
     name = rules.names["burraco"]
-    a = "a" if name.endswith("a") else "o"  # canasta pulita, burraco pulito
+    a = rules.agree  # canasta pulita, burraco pulito
     n = len(faces)
     what = f"{faces[0]}…{faces[-1]}" if arr.kind == "run" else f"set of {str(faces[0])[:-1]}s"
     royal = royal_kind(faces, arr, True) if rules.canasta_500 or rules.canasta_1000 else 0
