@@ -987,13 +987,17 @@ MAX_SAY_CHARS = 200
 """A chat line's length at most (characters): lobby input is size-capped."""
 
 
-def say_message(table: str, seat: int, n: int, text: str) -> bytes:
-    """Fixed-layout bytes a chat line's author signs: domain || u16 len(table) || table ||
-    u8 seat || u64 n || text (UTF-8). Bound to the table, the seat and a counter the author
-    raises with each line, so a signed line cannot be replayed elsewhere or again."""
+def say_message(host_key: bytes, table: str, seat: int, n: int, text: str) -> bytes:
+    """Fixed-layout bytes a chat line's author signs: domain || host_key (32 bytes, the
+    host's identity key from the handshake) || u16 len(table) || table || u8 seat || u64 n ||
+    text (UTF-8). Bound to the host, the table, the seat and a counter the author raises with
+    each line, so a signed line cannot be replayed at another host (whose table ids also
+    start at "t1") or again."""
+    if len(host_key) != 32:
+        raise ValueError("a host identity key is 32 bytes")
     tid = table.encode("utf-8")
-    return SAY_DOMAIN + struct.pack(">H", len(tid)) + tid + struct.pack(">BQ", seat, n) + \
-        text.encode("utf-8")
+    return SAY_DOMAIN + bytes(host_key) + struct.pack(">H", len(tid)) + tid + \
+        struct.pack(">BQ", seat, n) + text.encode("utf-8")
 
 
 def valid_say(text: str) -> str:

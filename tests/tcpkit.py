@@ -125,6 +125,7 @@ class Client:
         msg = wire.auth_message(wire.AUTH_PEER_DOMAIN, welcome["version"], self.nonce,
                                 welcome["challenge"], welcome["host_identity"])
         self.send("auth", {"signature": self.key.sign(msg)})
+        self.host_identity: bytes = welcome["host_identity"]
         ready = self.expect("ready")
         self.ready = True
         return ready

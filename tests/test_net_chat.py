@@ -37,7 +37,7 @@ def seated(address: tuple[str, int], name: str) -> Client:
 
 def say(c: Client, n: int, text: str, seat: int, table: str = "t1",
         signer: Any = None) -> None:
-    sig = (signer or c.key).sign(wire.say_message(table, seat, n, text))
+    sig = (signer or c.key).sign(wire.say_message(c.host_identity, table, seat, n, text))
     c.send("say", {"table": table, "n": n, "text": text, "sig": sig})
 
 
@@ -52,7 +52,8 @@ def test_a_signed_line_reaches_every_seat_and_bad_ones_are_refused(kit: Kit,
         for c in (ann, bob):
             said = c.expect("said")
             assert said["seat"] == 0 and said["name"] == "Ann" and said["text"] == "good luck!"
-            assert wire.say_message("t1", 0, 1, "good luck!") and said["n"] == 1
+            assert said["n"] == 1 and said["sig"] == ann.key.sign(
+                wire.say_message(ann.host_identity, "t1", 0, 1, "good luck!"))
         for n, text, signer, seat, why in (
                 (2, "x" * 201, None, 0, "at most 200 characters"),
                 (2, " padded", None, 0, "no blanks at either end"),
@@ -81,6 +82,9 @@ def test_a_signed_line_reaches_every_seat_and_bad_ones_are_refused(kit: Kit,
         kit.stop_host(node)
 
 
+HOST_KEY = bytes(range(32))
+
+
 class Recorder:
     def __init__(self) -> None:
         self.events: list[dict[str, Any]] = []
@@ -99,12 +103,13 @@ def test_the_peer_shows_only_lines_the_seat_signed_and_each_once() -> None:
     node = PeerNode(MemoryReactorClock(), PeerConfig(host="h", port=1, name="Bob"),
                     rec, bob, connector=lambda factory: None)  # type: ignore[arg-type]
     node.table, node.seat = "t1", 1
+    node.expected_host = HOST_KEY
     node.table_info = {"seats": [{"seat": 0, "identity": ident.public_bytes(ann)},
                                  {"seat": 1, "identity": ident.public_bytes(bob)}]}
 
     def said(n: int, text: str, key: Any, seat: int = 0) -> dict[str, Any]:
         return {"table": "t1", "seat": seat, "name": "Ann", "n": n, "text": text,
-                "sig": key.sign(wire.say_message("t1", seat, n, text))}
+                "sig": key.sign(wire.say_message(HOST_KEY, "t1", seat, n, text))}
 
     node.said(said(1, "ciao", ann))
     node.said(said(1, "ciao", ann))             # the host repeats it: shown once
@@ -124,3 +129,68 @@ def test_the_peer_shows_only_lines_the_seat_signed_and_each_once() -> None:
     assert sent == ["well played"]
     assert not run_command(model, "say " + "x" * 201)
     assert "at most 200 characters" in (model.error or "") and sent == ["well played"]
+
+
+def bob_peer() -> tuple[PeerNode, Recorder, Any, Any]:
+    """A PeerNode for Bob at seat 1 of t1 (no connection), Ann at seat 0."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p_burraco.net import identity as ident
+
+    ann, bob = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    rec = Recorder()
+    node = PeerNode(MemoryReactorClock(), PeerConfig(host="h", port=1, name="Bob"),
+                    rec, bob, connector=lambda factory: None)  # type: ignore[arg-type]
+    node.table, node.seat, node.expected_host = "t1", 1, HOST_KEY
+    node.table_info = {"seats": [{"seat": 0, "identity": ident.public_bytes(ann)},
+                                 {"seat": 1, "identity": ident.public_bytes(bob)}]}
+    return node, rec, ann, bob
+
+
+def test_during_a_match_a_line_must_be_signed_by_the_match_seat_key() -> None:
+    """A lying host names its own key for Ann's seat in a table_update: while the match
+    runs, the peer checks against the hand_start's seat keys, so the forgery is dropped."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p_burraco.net import identity as ident
+
+    node, rec, ann, bob = bob_peer()
+    liar = Ed25519PrivateKey.generate()
+
+    from types import SimpleNamespace
+
+    node.seat_client = SimpleNamespace(
+        hand_start={"seat_keys": [ident.public_bytes(ann), ident.public_bytes(bob)]})
+    node.table_info = {"seats": [{"seat": 0, "identity": ident.public_bytes(liar)},
+                                 {"seat": 1, "identity": ident.public_bytes(bob)}]}
+
+    def said(n: int, text: str, key: Any) -> dict[str, Any]:
+        return {"table": "t1", "seat": 0, "name": "Ann", "n": n, "text": text,
+                "sig": key.sign(wire.say_message(HOST_KEY, "t1", 0, n, text))}
+
+    node.said(said(1, "I fold", liar))           # the host's key, named by its table info
+    assert [e.get("type") for e in rec.events] == ["log"]
+    assert "dropped" in rec.events[0]["text"]
+    node.said(said(2, "ciao", ann))              # the match's seat key: shown
+    assert [e.get("type") for e in rec.events] == ["log", "chat"]
+
+
+def test_a_line_signed_for_another_host_is_not_shown() -> None:
+    """The host key is in the signed bytes: a line from another host's t1 is not replayed."""
+    node, rec, ann, _bob = bob_peer()
+    other = bytes(32)
+    node.said({"table": "t1", "seat": 0, "name": "Ann", "n": 1, "text": "ciao",
+               "sig": ann.sign(wire.say_message(other, "t1", 0, 1, "ciao"))})
+    assert [e.get("type") for e in rec.events] == ["log"]
+    assert "without that seat's signature" in rec.events[0]["text"]
+
+
+@pytest.mark.parametrize("text", ["x" * 4096, "bell\x07", " padded", ""])
+def test_the_peer_drops_a_line_breaking_the_text_rule(text: str) -> None:
+    """A host relaying a line the text rule refuses (too long, control characters, blanks)
+    is not believed, even with the seat's signature."""
+    node, rec, ann, _bob = bob_peer()
+    node.said({"table": "t1", "seat": 0, "name": "Ann", "n": 1, "text": text,
+               "sig": ann.sign(wire.say_message(HOST_KEY, "t1", 0, 1, text))})
+    assert [e.get("type") for e in rec.events] == ["log"]
+    assert "text rule" in rec.events[0]["text"]

@@ -302,7 +302,8 @@ class Lobby:
         self.tables: dict[str, TableRoom] = {}
         self._next = 1
         self.said: dict[tuple[str, int, bytes], int] = {}
-        """(table, seat, identity) → the counter of its last chat line (`say`)."""
+        """(table, seat, identity) → the counter of its last chat line (`say`), for this run
+        of the host only (not journalled): the peers' once-per-counter check stops repeats."""
 
     def create(self, game: str, variant: str | None, players: int | None,
                target: int | None, hands: int | None,
@@ -411,7 +412,7 @@ class Lobby:
         if b["n"] <= last:
             raise WireError("msg.bad_value", f"say.n: {b['n']} is not above {last}, your "
                             "last line's", ref=frame.seq)
-        signed = wire.say_message(room.id, seat, b["n"], b["text"])
+        signed = wire.say_message(self.node.public_key, room.id, seat, b["n"], b["text"])
         if not ident.verify(conn.peer_identity, b["sig"], signed):
             raise WireError("msg.bad_value", "say.sig: the signature does not verify with "
                             "your key", ref=frame.seq)

@@ -578,22 +578,36 @@ class PeerNode(ClientFactory):
         """Send a chat line to the table, signed with our identity key (ValueError when the
         line is empty, too long or not printable). False when we sit at no table."""
         line = wire.valid_say(text)
-        if self.table is None or self.seat is None or self.conn is None:
+        if self.table is None or self.seat is None or self.conn is None \
+                or self.expected_host is None:
             return False
         # above the last, and above any line an earlier run of this identity sent (a clock)
         self._say_n = max(self._say_n + 1, int(self.reactor.seconds() * 1000))
-        sig = self.identity.sign(wire.say_message(self.table, self.seat, self._say_n, line))
+        sig = self.identity.sign(wire.say_message(self.expected_host, self.table, self.seat,
+                                                  self._say_n, line))
         self.conn.send("say", {"table": self.table, "n": self._say_n, "text": line, "sig": sig})
         return True
 
     def said(self, body: dict[str, Any]) -> None:
-        """A chat line relayed by the host: shown only if the seat's own key signed it (the
-        key the table info binds to that seat), so the host cannot put words in a mouth."""
-        seats = {s.get("seat"): s for s in self.table_info.get("seats", [])}
-        key = seats.get(body["seat"], {}).get("identity")
-        signed = wire.say_message(body["table"], body["seat"], body["n"], body["text"])
-        if body["table"] != self.table or not isinstance(key, bytes) \
-                or not ident.verify(key, body["sig"], signed):
+        """A chat line relayed by the host: shown only if the seat's own key signed it for
+        this host and table, and it keeps the text rule (`wire.valid_say`), so the host
+        cannot put words in a mouth. While a match runs the seat's key is the one the
+        signed hand_start names (the host cannot swap it by a `table_update`); before it,
+        the key the host's table info binds to the seat (the host's word)."""
+        key = self.chat_key(body["seat"])
+        host = self.expected_host
+        try:
+            fair = wire.valid_say(body["text"]) == body["text"]
+        except ValueError:
+            fair = False
+        if not fair:
+            self.controller.notify({"type": "log", "style": "log.error",
+                                    "text": f"a chat line for seat {body['seat']} breaking "
+                                            "the text rule was dropped"})
+            return
+        if body["table"] != self.table or not isinstance(key, bytes) or host is None \
+                or not ident.verify(key, body["sig"], wire.say_message(
+                    host, body["table"], body["seat"], body["n"], body["text"])):
             self.controller.notify({"type": "log", "style": "log.error",
                                     "text": f"a chat line for seat {body['seat']} without "
                                             "that seat's signature was dropped"})
@@ -603,6 +617,18 @@ class PeerNode(ClientFactory):
         self._heard[(body["table"], body["seat"])] = body["n"]
         self.controller.notify({"type": "chat", "seat": body["seat"], "name": body["name"],
                                 "text": body["text"]})
+
+    def chat_key(self, seat: int) -> bytes | None:
+        """The key a chat line of `seat` must be signed with: the seat key of the hand_start
+        this peer verified while its match runs, else the host's table info."""
+        client = self.seat_client
+        hs = getattr(client, "hand_start", None) if client is not None else None
+        if hs is not None and not self.finished:
+            keys = hs.get("seat_keys") or []
+            return bytes(keys[seat]) if 0 <= seat < len(keys) else None
+        seats = {s.get("seat"): s for s in self.table_info.get("seats", [])}
+        key = seats.get(seat, {}).get("identity")
+        return key if isinstance(key, bytes) else None
 
     def request_abandon(self, reason: str = "abbandona") -> bool:
         """The person abandons the match (TABLE-9): the seat signs `abandon` at the first

@@ -250,8 +250,9 @@ class TableRoom:
             return
         record = read_closed_record(journal.dir, n, hand_id, driver)
         if record is None:
-            self.node.say(f"{self.id}: seat {seat} asked for hand {n + 1}, whose record is "
-                          "not on disk as it closed; it goes on without it")
+            self.node.say(f"{self.id}: seat {seat} asked for hand {n + 1}, but the hand it "
+                          "names is not this table's last closed hand, or its record is not "
+                          "on disk; it goes on without it")
             return
         for entry in [*record.entries, record.hand_end]:
             self.send_to(seat, str(entry["type"]), tm.body_of(entry))

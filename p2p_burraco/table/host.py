@@ -688,9 +688,10 @@ class HostTable:
         return out
 
     def closed_hand(self, hand_id: bytes | None) -> int | None:
-        """The number of the last closed hand when a resync names it and it is no longer the
-        hand in memory (a new hand is dealt, or this host restarted from its checkpoint): its
-        log and hand_end then come from its record on disk, before the current hand."""
+        """The number of the last closed hand when a resync names a hand that is not the one
+        in memory (a new hand is dealt, or this host restarted from its checkpoint): only the
+        last closed hand can be served, from its record on disk before the current hand, and
+        only if that record names `hand_id` (`is_closed_record`)."""
         if hand_id is None or self.hand_no == 0:
             return None
         if self.replica is not None and self.replica.hand_id == hand_id:

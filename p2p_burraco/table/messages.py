@@ -142,7 +142,9 @@ TABLE_MESSAGES: dict[str, dict[str, Any]] = {
                           transcript_hash="bytes32", result_hash="bytes32"),
     "resync": {"fields": {"hand_id": "opt[bytes16]"}, "signed_by": None, "sender": "peer",
                "doc": "A reconnected peer asks for the current hand's log again (the host "
-                      "answers with every entry, in order; the peer skips those it has)."},
+                      "answers with every entry, in order; the peer skips those it has). "
+                      "A hand id not in memory is taken for the last closed hand: its "
+                      "record on disk goes first, if it names that hand."},
     "clock": {"fields": {"seat": "opt[seat]", "kind": "str", "ms": "opt[uint]",
                          "match_ms": "list[uint]", "warn_ms": "uint"},
               "signed_by": None, "sender": "host",
