@@ -309,3 +309,35 @@ def test_hist_4_burraco_kinds_read_from_score_lines(label: str, kind: str | None
 
     got = burraco_kinds([(label, 0)])
     assert got == (Counter({kind: n}) if kind else Counter())
+
+
+def test_hist_3_connections_opening_a_fresh_database_at_once_all_migrate_it(
+        tmp_path: Path) -> None:
+    """HIST-3: four connections opening one fresh file together (two tables ending at once,
+    a peer's hook beside the console's recent view) all open it: each migration step is
+    applied once, by whoever takes the write lock first, and skipped by the others."""
+    import threading
+
+    path = tmp_path / "fresh" / "history.sqlite3"
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+    versions: list[int] = []
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            with History(path) as h:
+                versions.append(h.version)
+        except BaseException as exc:  # noqa: BLE001 — reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert errors == []
+    assert versions == [SCHEMA_VERSION] * 4
+    with History(path) as h:
+        assert h.version == SCHEMA_VERSION
+        assert h.integrity() == "ok"
