@@ -341,3 +341,29 @@ def test_hist_3_connections_opening_a_fresh_database_at_once_all_migrate_it(
     with History(path) as h:
         assert h.version == SCHEMA_VERSION
         assert h.integrity() == "ok"
+
+
+def test_hist_1_a_match_is_recorded_with_the_verdict_verify_gives(
+        played: Path, tmp_path: Path) -> None:
+    """HIST-1: the history's verdict is verify's own — a match whose result.json is no
+    longer JSON is verify's `bad_result_file` cheat, recorded as such, not as "fair"."""
+    import shutil
+
+    from p2p_burraco.commands.verify import collect, verify_units
+    from p2p_burraco.table.match_record import record_of
+
+    src = min((played / "matches").iterdir())
+    d = tmp_path / src.name
+    shutil.copytree(src, d)
+    (d / "result.json").write_text('{"standings": {"sides": [[0', encoding="utf-8")
+    units, _ = collect([str(d)])
+    (ma,) = verify_units(units, None)
+    assert ma.verdict == "cheat"
+    assert [f.what for f in ma.faults] == ["bad_result_file"]
+    rec = record_of(d, "host")
+    assert rec.verdict == ma.verdict == "cheat"
+    assert rec.reason != "" and len(rec.hands) == 1
+    with History(tmp_path / "h.sqlite3") as h:
+        assert h.add(rec)
+        got = h.match(rec.match_id)
+        assert got is not None and got.verdict == "cheat"
