@@ -189,14 +189,6 @@ def _zeroconf(bind: str | None) -> Any:
     return Zeroconf(interfaces=_interfaces(bind), ip_version=IPVersion.V4Only)
 
 
-def is_loopback(bind: str) -> bool:
-    """A host bound to loopback has no LAN to announce on."""
-    try:
-        return ipaddress.ip_address(bind).is_loopback
-    except ValueError:
-        return bind == "localhost"
-
-
 class Announcer:
     """The host's advertisement (DISC-1): registered once, its TXT updated as seats fill,
     withdrawn on close. Methods block (mDNS probing takes about a second): call them off
