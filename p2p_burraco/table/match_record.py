@@ -19,7 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from ..fairdeal.transcript import Transcript
-from ..storage.history import HandRow, History, MatchRecord, SeatRow
+from ..storage.history import (
+    HandRow,
+    History,
+    MatchRecord,
+    SeatRow,
+    history_path,
+    summary_lines,
+)
 from ..storage.journal import RESULT
 from .match_audit import _end_reason
 
@@ -168,7 +175,7 @@ def record_peer(data_dir: Path, home: Path | None, name: str) -> int:
     if home is None:
         return 0
     try:
-        with History(Path(data_dir) / "history.sqlite3") as history:
+        with History(history_path(Path(data_dir))) as history:
             return index_root(history, Path(home) / "matches", name)
     except Exception as exc:  # noqa: BLE001 — the history must never fail a finished match
         log.warning("history: %s not indexed: %s", home, exc)
@@ -178,8 +185,6 @@ def record_peer(data_dir: Path, home: Path | None, name: str) -> int:
 def recent_lines(data_dir: Path | None, limit: int = 8) -> list[str]:
     """The latest finished matches, one summary each (the console's recent-matches view):
     the history of `data_dir` (default: the user's), brought up to date first."""
-    from ..storage.history import history_path, summary_lines
-
     if data_dir is None:
         from ..net.identity import default_data_dir
 
@@ -196,7 +201,7 @@ def host_hook(run: Any, data_dir: Path, strategy: str) -> Any:
     """A HostConfig.on_match_end that records each finished match into the history of
     `data_dir`, off the caller's thread (`run`: e.g. the reactor's `callInThread`; the
     audit and the write take a moment). The host's own bots played `strategy`."""
-    path = Path(data_dir) / "history.sqlite3"
+    path = history_path(Path(data_dir))
 
     def ended(room: Any) -> None:
         journal = getattr(room, "journal", None)
