@@ -367,3 +367,16 @@ def test_hist_1_a_match_is_recorded_with_the_verdict_verify_gives(
         assert h.add(rec)
         got = h.match(rec.match_id)
         assert got is not None and got.verdict == "cheat"
+
+
+def test_hist_1_a_match_is_found_by_its_id_or_a_prefix_of_eight_digits_or_more(
+        tmp_path: Path) -> None:
+    """HIST-1: `replay`/`history` name a match by its id or a unique prefix of 8+ hex digits
+    (as `replay.resolve` takes them); a shorter prefix names none."""
+    mid = "0123abcd" + "5" * 24
+    with History(tmp_path / "h.sqlite3") as h:
+        assert h.add(_record(mid, 0, (None,) * 4))
+        assert h.add(_record("0123abce" + "6" * 24, 0, (None,) * 4))
+        assert [h.match(ref) is not None for ref in (mid, mid[:8], mid[:9])] == [True] * 3
+        assert h.match(mid[:7]) is None and h.match("0123abc") is None
+        assert h.match(mid[:4]) is None and h.match(mid.upper()) is None

@@ -299,10 +299,13 @@ class History:
 
     def match(self, ref: str) -> MatchRecord | None:
         """A match by its id, or a unique prefix of it (8+ hex digits)."""
-        if not re.fullmatch(r"[0-9a-f]{4,32}", ref):
+        if not re.fullmatch(r"[0-9a-f]{1,32}", ref):
             return None
-        cur = self.db.execute("SELECT * FROM matches WHERE match_id LIKE ? LIMIT 2",
-                              (ref + "%",))
+        if len(ref) < 8:                # too short a prefix to name a match: the whole id only
+            cur = self.db.execute("SELECT * FROM matches WHERE match_id = ? LIMIT 2", (ref,))
+        else:
+            cur = self.db.execute("SELECT * FROM matches WHERE match_id LIKE ? LIMIT 2",
+                                  (ref + "%",))
         cols = [d[0] for d in cur.description]
         rows = cur.fetchall()
         if len(rows) != 1:
