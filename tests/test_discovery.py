@@ -388,3 +388,61 @@ def test_disc_1_the_advertisement_follows_the_lobby_and_is_withdrawn_at_shutdown
     assert ann.update(props) is True and ann.update(props) is False     # not yet registered
     ann.close()
     assert ann.closed and ann.start() is False
+
+
+def test_disc_1_a_host_with_no_table_is_not_announced_until_it_has_one(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DISC-1/2: while the host has no table to describe nothing is announced (a stand-in
+    advertisement is one every browser rejects); when a table appears it is registered with
+    a TXT record `parse_ad` accepts, and withdrawn again if no table is left — whatever order
+    the reactor's pool threads run start and withdraw in, the last wish wins."""
+    from p2p_burraco.net import discovery
+    from p2p_burraco.net.discovery import announce_host, parse_ad
+    from p2p_burraco.net.host import HostConfig
+    from p2p_burraco.net.loopback import Loopback, start_table
+
+    class FakeZeroconf:
+        registered: ClassVar[list[Any]] = []
+
+        def register_service(self, info: Any, allow_name_change: bool = False) -> None:
+            self.registered.append(info)
+
+        def unregister_service(self, info: Any) -> None:
+            self.registered.remove(info)
+
+        def close(self) -> None:
+            pass
+
+    monkeypatch.setattr(discovery, "_zeroconf", lambda bind: FakeZeroconf())
+    net = Loopback()
+    host, _ = start_table(net, HostConfig(data_dir=tmp_path, game="briscola", players=2), [])
+    host.address = lambda: ("10.1.2.3", 7777)
+    table = advertised_table(host)
+    offered: list[dict[str, Any] | None] = [None]
+    monkeypatch.setattr(discovery, "advertised_table", lambda node: offered[0])
+    reactor = _FakeReactor()
+    ann = announce_host(reactor, host, ["10.1.2.3"])
+    assert reactor.threads == [] and not ann.listed          # nothing to say: no announcing
+    reactor.later.pop()()
+    assert reactor.threads == []
+    offered[0] = table                                        # a table appears: announced
+    reactor.later.pop()()
+    fn, (props,) = reactor.threads.pop()
+    assert fn == ann.start and ann.listed
+    assert fn(props) is True and len(FakeZeroconf.registered) == 1
+    ad = parse_ad(ann.instance or "", ["10.1.2.3"], 7777, FakeZeroconf.registered[0].properties)
+    assert (ad.game, ad.players, ad.free) == ("briscola", 2, 2)
+    assert fingerprint_matches(host.public_key, props["fp"])
+    offered[0] = None                                         # none left: withdrawn
+    reactor.later.pop()()
+    fn, args = reactor.threads.pop()
+    assert fn == ann.withdraw and args == () and not ann.listed
+    assert fn() is True and FakeZeroconf.registered == []
+    offered[0] = table                                        # back, then gone at once:
+    reactor.later.pop()()                                     # start, then withdraw, queued
+    offered[0] = None
+    reactor.later.pop()()
+    (withdraw, _), (start, start_args) = reactor.threads[-1], reactor.threads[-2]
+    assert withdraw() is False and start(*start_args) is False   # run in either order,
+    assert FakeZeroconf.registered == []                         # the host stays withdrawn
+    ann.close()

@@ -309,3 +309,74 @@ def test_hist_4_burraco_kinds_read_from_score_lines(label: str, kind: str | None
 
     got = burraco_kinds([(label, 0)])
     assert got == (Counter({kind: n}) if kind else Counter())
+
+
+def test_hist_3_connections_opening_a_fresh_database_at_once_all_migrate_it(
+        tmp_path: Path) -> None:
+    """HIST-3: four connections opening one fresh file together (two tables ending at once,
+    a peer's hook beside the console's recent view) all open it: each migration step is
+    applied once, by whoever takes the write lock first, and skipped by the others."""
+    import threading
+
+    path = tmp_path / "fresh" / "history.sqlite3"
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+    versions: list[int] = []
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            with History(path) as h:
+                versions.append(h.version)
+        except BaseException as exc:  # noqa: BLE001 — reported by the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_it) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert errors == []
+    assert versions == [SCHEMA_VERSION] * 4
+    with History(path) as h:
+        assert h.version == SCHEMA_VERSION
+        assert h.integrity() == "ok"
+
+
+def test_hist_1_a_match_is_recorded_with_the_verdict_verify_gives(
+        played: Path, tmp_path: Path) -> None:
+    """HIST-1: the history's verdict is verify's own — a match whose result.json is no
+    longer JSON is verify's `bad_result_file` cheat, recorded as such, not as "fair"."""
+    import shutil
+
+    from p2p_burraco.commands.verify import collect, verify_units
+    from p2p_burraco.table.match_record import record_of
+
+    src = min((played / "matches").iterdir())
+    d = tmp_path / src.name
+    shutil.copytree(src, d)
+    (d / "result.json").write_text('{"standings": {"sides": [[0', encoding="utf-8")
+    units, _ = collect([str(d)])
+    (ma,) = verify_units(units, None)
+    assert ma.verdict == "cheat"
+    assert [f.what for f in ma.faults] == ["bad_result_file"]
+    rec = record_of(d, "host")
+    assert rec.verdict == ma.verdict == "cheat"
+    assert rec.reason != "" and len(rec.hands) == 1
+    with History(tmp_path / "h.sqlite3") as h:
+        assert h.add(rec)
+        got = h.match(rec.match_id)
+        assert got is not None and got.verdict == "cheat"
+
+
+def test_hist_1_a_match_is_found_by_its_id_or_a_prefix_of_eight_digits_or_more(
+        tmp_path: Path) -> None:
+    """HIST-1: `replay`/`history` name a match by its id or a unique prefix of 8+ hex digits
+    (as `replay.resolve` takes them); a shorter prefix names none."""
+    mid = "0123abcd" + "5" * 24
+    with History(tmp_path / "h.sqlite3") as h:
+        assert h.add(_record(mid, 0, (None,) * 4))
+        assert h.add(_record("0123abce" + "6" * 24, 0, (None,) * 4))
+        assert [h.match(ref) is not None for ref in (mid, mid[:8], mid[:9])] == [True] * 3
+        assert h.match(mid[:7]) is None and h.match("0123abc") is None
+        assert h.match(mid[:4]) is None and h.match(mid.upper()) is None

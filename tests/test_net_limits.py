@@ -16,7 +16,7 @@ import pytest
 from twisted.internet.task import Clock
 
 from p2p_burraco import wire
-from p2p_burraco.net.guard import GuardLimits, HostGuard, TokenBucket
+from p2p_burraco.net.guard import GuardLimits, HostGuard, TokenBucket, is_loopback
 from p2p_burraco.net.host import HostConfig, HostConnection, HostNode
 from p2p_burraco.net.loopback import Link, Loopback, ScriptedPeer
 
@@ -356,3 +356,12 @@ def test_the_handshake_has_ten_seconds_and_a_small_frame_cap(net: Loopback,
     assert not peer.closed
     net.advance(0.2)
     assert peer.errors[-1]["code"] == "auth.timeout" and peer.closed
+
+
+def test_is_loopback_names_this_machine_by_address_or_as_localhost() -> None:
+    """One test of "this machine" for the guard's loopback exemption and for discovery (a
+    host bound to loopback, by address or as "localhost", is not announced on the LAN)."""
+    assert is_loopback("127.0.0.1") and is_loopback("127.8.9.1") and is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("192.168.1.5") and not is_loopback("0.0.0.0")
+    assert not is_loopback("") and not is_loopback("example.org")

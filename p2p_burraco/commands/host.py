@@ -99,7 +99,8 @@ def lan_addresses() -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
-    from ..net.discovery import SERVICE_TYPE, announce_host, is_loopback
+    from ..net.discovery import SERVICE_TYPE, announce_host
+    from ..net.guard import is_loopback
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor

@@ -189,25 +189,19 @@ def _zeroconf(bind: str | None) -> Any:
     return Zeroconf(interfaces=_interfaces(bind), ip_version=IPVersion.V4Only)
 
 
-def is_loopback(bind: str) -> bool:
-    """A host bound to loopback has no LAN to announce on."""
-    try:
-        return ipaddress.ip_address(bind).is_loopback
-    except ValueError:
-        return bind == "localhost"
-
-
 class Announcer:
     """The host's advertisement (DISC-1): registered once, its TXT updated as seats fill,
-    withdrawn on close. Methods block (mDNS probing takes about a second): call them off
-    the reactor thread."""
+    withdrawn on close — and withdrawn while the host has no table to describe, registered
+    again when it has one (`listed`). Methods block (mDNS probing takes about a second):
+    call them off the reactor thread."""
 
     def __init__(self, bind: str, port: int, addresses: Sequence[str],
                  properties: Mapping[str, str], instance: str | None = None) -> None:
         host = socket.gethostname().split(".")[0] or "host"
         safe = re.sub(r"[^A-Za-z0-9-]", "-", host)[:40] or "host"
         self.bind = bind
-        self.instance = instance or f"p2p-burraco {safe} {port} {properties.get('fp', '')[:8]}"
+        self._label = f"p2p-burraco {safe} {port}"
+        self.instance = instance
         self.server = f"{safe}.local."
         self.port = port
         self.addresses = [a for a in addresses if a]
@@ -216,6 +210,10 @@ class Announcer:
         self._info: Any = None
         self._lock = threading.Lock()
         self.closed = False
+        self.listed = True
+        """Whether the host wants to be advertised now, set from the reactor thread before it
+        asks for `start` or `withdraw`: why each checks it, pool threads may run them in
+        either order, and the last wish must win."""
 
     def _make_info(self) -> Any:
         from zeroconf import ServiceInfo
@@ -225,13 +223,17 @@ class Announcer:
                            port=self.port, properties=dict(self.properties),
                            server=self.server)
 
-    def start(self) -> bool:
-        """Register the service (allow_name_change: two hosts on one machine coexist).
-        False, with a warning, when the network does not let us (no multicast, port 5353
-        refused): the host goes on, reachable by its address."""
+    def start(self, properties: Mapping[str, str] | None = None) -> bool:
+        """Register the service (allow_name_change: two hosts on one machine coexist), with
+        `properties` if given. False, with a warning, when the network does not let us (no
+        multicast, port 5353 refused): the host goes on, reachable by its address."""
         with self._lock:
-            if self.closed or self._zc is not None:
+            if properties is not None:
+                self.properties = dict(properties)
+            if self.closed or self._zc is not None or not self.listed:
                 return False
+            if self.instance is None:
+                self.instance = f"{self._label} {self.properties.get('fp', '')[:8]}".strip()
             try:
                 self._zc = _zeroconf(self.bind)
                 self._info = self._make_info()
@@ -258,6 +260,21 @@ class Announcer:
             self._info = self._make_info()
             self._zc.update_service(self._info)
             return True
+
+    def withdraw(self) -> bool:
+        """Withdraw the advertisement (a goodbye packet) while the host has no table to
+        describe; `start` registers it again. False if it was not registered, or is wanted."""
+        with self._lock:
+            if self.listed or self._zc is None:
+                return False
+            zc, info = self._zc, self._info
+            self._zc = None
+            try:
+                zc.unregister_service(info)
+            finally:
+                zc.close()
+        log.info("withdrew %s: no table to advertise", self.instance)
+        return True
 
     def close(self) -> None:
         """Withdraw the advertisement (a goodbye packet) and stop zeroconf's thread."""
@@ -354,20 +371,33 @@ def announce_host(reactor: Any, node: Any, addresses: Sequence[str],
                   refresh: float = 1.0) -> Announcer:
     """Advertise a running host node on the LAN (DISC-1) from the reactor: registration and
     updates run in the reactor's thread pool (mDNS probing blocks), the TXT record follows
-    the lobby every `refresh` seconds, and the advertisement is withdrawn at shutdown."""
+    the lobby every `refresh` seconds, and the advertisement is withdrawn at shutdown.
+
+    Why nothing is announced while the host has no table to describe: any stand-in (no
+    players, no rule set) is an advertisement every browser's `parse_ad` rejects (DISC-2);
+    the host is announced when a table appears and withdrawn if none is left."""
     host, port = node.address()
-    info = advertised_table(node) or {"id": "-", "game": "burraco", "variant": "-",
-                                      "players": 0, "seats": []}
-    announcer = Announcer(host, port, addresses, ad_properties(info, node.public_key))
-    reactor.callInThread(announcer.start)
+    info = advertised_table(node)
+    props = {} if info is None else ad_properties(info, node.public_key)
+    announcer = Announcer(host, port, addresses, props)
+    announcer.listed = info is not None
+    if announcer.listed:
+        reactor.callInThread(announcer.start)
 
     def tick() -> None:
         if announcer.closed:
             return
         current = advertised_table(node)
-        if current is not None:
+        if current is None:
+            if announcer.listed:
+                announcer.listed = False
+                reactor.callInThread(announcer.withdraw)
+        else:
             props = ad_properties(current, node.public_key)
-            if props != announcer.properties:
+            if not announcer.listed:
+                announcer.listed = True
+                reactor.callInThread(announcer.start, props)
+            elif props != announcer.properties:
                 reactor.callInThread(announcer.update, props)
         reactor.callLater(refresh, tick)
 

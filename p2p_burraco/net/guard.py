@@ -92,10 +92,12 @@ class GuardLimits:
 
 
 def is_loopback(host: str) -> bool:
+    """An address (or the name "localhost") of this machine: a peer from it is exempt from
+    the time share, and a host bound to it has no LAN to announce on (DISC-1)."""
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
-        return False
+        return host == "localhost"
 
 
 class HostGuard:

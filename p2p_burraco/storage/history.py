@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -173,12 +174,25 @@ class History:
         try:
             self.db = sqlite3.connect(str(self.path), timeout=10.0, isolation_level=None)
             self.db.execute("PRAGMA foreign_keys = ON")
-            mode = self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            mode = self._wal()
             self.db.execute("PRAGMA synchronous = NORMAL" if mode == "wal"
                             else "PRAGMA synchronous = FULL")
             self._migrate()
         except sqlite3.DatabaseError as exc:
             raise HistoryError(f"{self.path}: not a history database ({exc})") from None
+
+    def _wal(self, wait: float = 10.0) -> str:
+        """Switch to WAL (HIST-2); the journal mode it is in. Why the retry: SQLite answers
+        "database is locked" at once, without the busy timeout, when connections opening a
+        fresh file together race to switch it; the switch is tried again for `wait` s."""
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                return str(self.db.execute("PRAGMA journal_mode = WAL").fetchone()[0])
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.005)
 
     def close(self) -> None:
         self.db.close()
@@ -195,16 +209,29 @@ class History:
         return int(self.db.execute("PRAGMA user_version").fetchone()[0])
 
     def _migrate(self) -> None:
-        """Bring the schema to SCHEMA_VERSION, one migration per transaction (HIST-3)."""
-        have = self.version
-        if have > SCHEMA_VERSION:
-            raise HistoryError(f"{self.path}: schema version {have} is newer than this "
-                               f"program's {SCHEMA_VERSION}: upgrade p2p-burraco")
-        for version in range(have + 1, SCHEMA_VERSION + 1):
+        """Bring the schema to SCHEMA_VERSION, one migration per transaction (HIST-3).
+
+        Why the version is read again inside each step's write transaction: several
+        connections may open one fresh database at once (the host's threads recording two
+        tables that end together, a peer's hook and the console's recent view); the first to
+        take the write lock applies a step, the others then see it applied and skip it."""
+        self._refuse_newer(self.version)
+        for version in range(1, SCHEMA_VERSION + 1):
+            if self.version >= version:         # already applied (read without the lock)
+                continue
             with self._transaction():
+                have = self.version             # under the write lock: the version that is
+                self._refuse_newer(have)
+                if have >= version:             # another connection applied it meanwhile
+                    continue
                 for statement in _statements(MIGRATIONS[version - 1]):
                     self.db.execute(statement)
                 self.db.execute(f"PRAGMA user_version = {version}")
+
+    def _refuse_newer(self, have: int) -> None:
+        if have > SCHEMA_VERSION:
+            raise HistoryError(f"{self.path}: schema version {have} is newer than this "
+                               f"program's {SCHEMA_VERSION}: upgrade p2p-burraco")
 
     class _Tx:
         def __init__(self, db: sqlite3.Connection) -> None:
@@ -272,10 +299,13 @@ class History:
 
     def match(self, ref: str) -> MatchRecord | None:
         """A match by its id, or a unique prefix of it (8+ hex digits)."""
-        if not re.fullmatch(r"[0-9a-f]{4,32}", ref):
+        if not re.fullmatch(r"[0-9a-f]{1,32}", ref):
             return None
-        cur = self.db.execute("SELECT * FROM matches WHERE match_id LIKE ? LIMIT 2",
-                              (ref + "%",))
+        if len(ref) < 8:                # too short a prefix to name a match: the whole id only
+            cur = self.db.execute("SELECT * FROM matches WHERE match_id = ? LIMIT 2", (ref,))
+        else:
+            cur = self.db.execute("SELECT * FROM matches WHERE match_id LIKE ? LIMIT 2",
+                                  (ref + "%",))
         cols = [d[0] for d in cur.description]
         rows = cur.fetchall()
         if len(rows) != 1:

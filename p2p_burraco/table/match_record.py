@@ -2,7 +2,7 @@
 
 The host's match directory (`journal.p2pj`, `hand-NNN.p2pb`, `result.json`) and a peer's
 (`identities/<name>/matches/<id>/hand-NNN.p2pb`) hold everything: the hands are audited as
-`p2p-burraco verify` audits them (`match_audit.audit_match`), and the record takes the
+`p2p-burraco verify` audits them (its `collect` and `verify_units`), and the record takes the
 players, each hand's outcome and score breakdown, the standings and the verdict from that
 audit — never from anyone's say-so — plus, from result.json where there is one, why the
 match ended and which seats were the host's bots. `index_records` records every finished
@@ -13,30 +13,28 @@ index that can always be rebuilt from the records.
 from __future__ import annotations
 
 import datetime as _dt
-import json
 import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ..fairdeal.transcript import Transcript
-from ..storage.history import HandRow, History, MatchRecord, SeatRow
-from .match_audit import _end_reason, audit_match
+from ..storage.history import (
+    HandRow,
+    History,
+    MatchRecord,
+    SeatRow,
+    history_path,
+    summary_lines,
+)
+from ..storage.journal import RESULT
+from .match_audit import _end_reason
 
 log = logging.getLogger("p2p_burraco.history")
-RESULT = "result.json"
 
 
 def _hands(directory: Path) -> list[Path]:
     return sorted(directory.glob("hand-[0-9][0-9][0-9]*.p2pb"))
-
-
-def _result(directory: Path) -> dict[str, Any] | None:
-    try:
-        value = json.loads((directory / RESULT).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def is_finished(directory: Path) -> bool:
@@ -58,37 +56,45 @@ def is_finished(directory: Path) -> bool:
 def record_of(directory: Path, recorded_by: str,
               strategies: Mapping[int, str] | None = None) -> MatchRecord:
     """The history record of a finished match directory (ValueError naming what is
-    missing). `strategies`: the strategy of each seat the recording host's bots held."""
+    missing). `strategies`: the strategy of each seat the recording host's bots held.
+
+    Why through `verify`'s own loading (`collect`, `verify_units`, as `replay.load`): the
+    verdict the history keeps must be exactly the one `p2p-burraco verify` gives for the
+    directory — a result.json that is no JSON is its `bad_result_file` cheat, an
+    unreadable hand makes the match incomplete (not unrecorded), and another match's hand
+    put in the directory is set aside and named."""
+    from ..commands.verify import collect, verify_units
+
     directory = Path(directory).resolve()
-    files = []
-    for path in _hands(directory):
-        files.append((str(path), Transcript.load(str(path))))
-    if not files:
-        raise ValueError(f"{directory}: no hand transcripts (hand-NNN.p2pb)")
-    result = _result(directory)
-    ma = audit_match(files, result=result,
-                     result_path=str(directory / RESULT) if result is not None else None,
-                     source=str(directory))
+    units, _ = collect([str(directory)])
+    unit = next((u for u in units if u.is_dir and Path(u.label) == directory and u.files),
+                None)
+    if unit is None:
+        raise ValueError(f"{directory}: no hand transcripts (hand-NNN.p2pb) of its match")
+    (ma,) = verify_units([unit], None)
+    if not ma.hands:
+        raise ValueError(f"{directory}: no hand of its match could be audited")
+    result: Mapping[str, Any] = unit.result if isinstance(unit.result, Mapping) else {}
     first, last = ma.hands[0], ma.hands[-1]
     hs = first.hs
     keys = [bytes(k).hex() for k in hs.get("seat_keys") or []]
     names = last.names or [f"seat {i}" for i in range(len(keys))]
     bots: dict[int, str] = {}
-    for s in (result or {}).get("seats") or []:
+    for s in result.get("seats") or []:
         if isinstance(s, Mapping) and s.get("bot"):
             seat = int(s["seat"])
             bots[seat] = (strategies or {}).get(seat) or "bot"
     seats = tuple(SeatRow(i, names[i] if i < len(names) else f"seat {i}", k, bots.get(i))
                   for i, k in enumerate(keys))
-    standings = ma.standings("computed") or (result or {}).get("standings") or {}
+    standings = ma.standings("computed") or result.get("standings") or {}
     sides = tuple(tuple(int(x) for x in s) for s in standings.get("sides") or [])
     totals = tuple(int(t) for t in standings.get("totals") or [0] * len(sides))
     winner = standings.get("winner")
-    reason = (result or {}).get("reason") or (_end_reason(ma) if ma.computed is not None
-                                              else None) or "unknown"
+    reason = result.get("reason") or (_end_reason(ma) if ma.computed is not None
+                                      else None) or "unknown"
     hands = tuple(_hand_row(h) for h in ma.hands)
-    ended = (result or {}).get("ended") or _dt.datetime.fromtimestamp(
-        Path(files[-1][0]).stat().st_mtime, _dt.UTC).isoformat()
+    ended = result.get("ended") or _dt.datetime.fromtimestamp(
+        Path(unit.files[-1][0]).stat().st_mtime, _dt.UTC).isoformat()
     mid = ma.match_id.hex() if ma.match_id else directory.name[-32:]
     return MatchRecord(mid, str(directory), str(hs.get("game")), str(hs.get("variant")),
                        len(keys), str(ended), str(reason), sides, totals,
@@ -169,7 +175,7 @@ def record_peer(data_dir: Path, home: Path | None, name: str) -> int:
     if home is None:
         return 0
     try:
-        with History(Path(data_dir) / "history.sqlite3") as history:
+        with History(history_path(Path(data_dir))) as history:
             return index_root(history, Path(home) / "matches", name)
     except Exception as exc:  # noqa: BLE001 — the history must never fail a finished match
         log.warning("history: %s not indexed: %s", home, exc)
@@ -179,8 +185,6 @@ def record_peer(data_dir: Path, home: Path | None, name: str) -> int:
 def recent_lines(data_dir: Path | None, limit: int = 8) -> list[str]:
     """The latest finished matches, one summary each (the console's recent-matches view):
     the history of `data_dir` (default: the user's), brought up to date first."""
-    from ..storage.history import history_path, summary_lines
-
     if data_dir is None:
         from ..net.identity import default_data_dir
 
@@ -197,7 +201,7 @@ def host_hook(run: Any, data_dir: Path, strategy: str) -> Any:
     """A HostConfig.on_match_end that records each finished match into the history of
     `data_dir`, off the caller's thread (`run`: e.g. the reactor's `callInThread`; the
     audit and the write take a moment). The host's own bots played `strategy`."""
-    path = Path(data_dir) / "history.sqlite3"
+    path = history_path(Path(data_dir))
 
     def ended(room: Any) -> None:
         journal = getattr(room, "journal", None)

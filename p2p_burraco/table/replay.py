@@ -31,9 +31,8 @@ class ReplayError(ValueError):
 
 @dataclass(frozen=True)
 class Step:
-    """One move: the log index it comes from, who made it, what it says, the hand after."""
+    """One move: who made it, what it says, the hand after."""
 
-    index: int
     seat: int | None
     text: str
     hand: HandState
@@ -117,7 +116,7 @@ def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
                 text = str(action)
                 hand.apply(int(seat), action)
             except ValueError as exc:     # the audit refused it too: shown, not applied
-                steps.append(Step(i, seat, f"{text} — refused: {exc}", before))
+                steps.append(Step(seat, f"{text} — refused: {exc}", before))
                 hand = before
                 continue
         elif t == "abandon" and not hand.is_over:
@@ -132,12 +131,12 @@ def replay_hand(h: Any, match_id: str = "?") -> HandReplay:
                 text += ": out of the hand [TABLE-9]"
         elif t == "hand_void":
             text = f"the host voids the hand: {e.get('reason')}"
-            steps.append(Step(i, None, text, hand))
+            steps.append(Step(None, text, hand))
             continue
         else:
             continue
         drawn = _drawn(before, hand, names)
-        steps.append(Step(i, seat, text + (f" — {drawn}" if drawn else ""), hand))
+        steps.append(Step(seat, text + (f" — {drawn}" if drawn else ""), hand))
     final = report.replica.hand
     if _where(hand) != _where(final):
         raise ReplayError(f"{h.path}: the moves do not lead to the hand the audit judged")
