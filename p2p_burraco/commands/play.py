@@ -150,7 +150,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
                      seed=args.seed, resume=False,
                      on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
-    factory = bot_factory(args.bot_kind, args.seed)
+    factory = bot_factory(args.bot_kind, args.seed, getattr(args, "think", None))
     host_key = load_or_create_identity(data_dir / "host")
     node = start_host(reactor, cfg, identity=host_key,
                       bot_controller=lambda: LazyBotController(factory))
