@@ -85,17 +85,16 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
 
     from ..bots import make_strategy
     from ..bots.controller import BotController
+    from ..console import model_from_args
     from ..console.app import create_application
     from ..console.localtable import LocalTable
-    from ..console.model import ConsoleModel
     from ..selfplay import SelfplayConfig
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=args.players,
                          hands=args.hands or 1_000, seed=seed, target=args.target)
     rng = random.Random(seed)
-    model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
-                                  target=args.target, lang=getattr(args, "lang", None))
+    model = model or model_from_args(args)  # data_dir too: `save`, history
     bots = [BotController(make_strategy(args.game, args.bot_kind,
                                         random.Random(rng.getrandbits(64)),
                                         think=getattr(args, "think", None)))
