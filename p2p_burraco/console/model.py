@@ -358,10 +358,10 @@ class ConsoleModel:
                 self._alerted = False          # our turn is over: the title goes back
                 self.on_alert("wait")
             self.progress = None
-            words = text.split()
-            if words[:1] == ["take"] and self._pile_seen:  # say what was picked up
-                taken = self._pile_seen[-1:] if words[1:2] == ["top"] else self._pile_seen
-                text += " ⇐ " + " ".join(taken)
+            if text.split()[:1] == ["take"]:  # say what was picked up
+                taken = self._left_pile()
+                if taken:
+                    text += " ⇐ " + " ".join(taken)
             self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
                                  seat=seat if isinstance(seat, int) else None, action=text))
         elif kind == "chat":
@@ -486,12 +486,29 @@ class ConsoleModel:
     def _snapshot(self) -> None:
         """Remember the pile and our hand as the table holds them now: the next action is
         told against them (what a `take` picked up, which card a draw brought)."""
+        self._pile_seen = self._pile_now()
+        self._hand_seen = set(self._hand_positions())
+
+    def _pile_now(self) -> list[str]:
+        """The discard pile as the replica holds it, bottom first ("?" for a card not known)."""
         st = self.state
         refs = getattr(st, "pile_refs", None)
-        self._pile_seen = []
-        if st is not None and callable(refs):
-            self._pile_seen = [str(st.deck[c]) if c is not None else "?" for _, c in refs()]
-        self._hand_seen = set(self._hand_positions())
+        if st is None or not callable(refs):
+            return []
+        return [str(st.deck[c]) if c is not None else "?" for _, c in refs()]
+
+    def _left_pile(self) -> list[str]:
+        """The cards that left the pile since the last snapshot, in pile order. Why a
+        comparison and not the `take` words: which cards a take picks up is the engine's rule
+        (top only or the whole pile, per rule set); the console only reports what happened."""
+        still = collections.Counter(self._pile_now())
+        gone: list[str] = []
+        for card in self._pile_seen:
+            if still[card] > 0:
+                still[card] -= 1
+            else:
+                gone.append(card)
+        return gone
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
         """Show the score breakdown and the audit verdict; keep them until the next hand."""
