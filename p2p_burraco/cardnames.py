@@ -30,7 +30,13 @@ JOKER_WORD = {"en": "joker", "it": "jolly"}
 PINELLA_WORD = {"en": "pinella (a 2, wild)", "it": "pinella (un 2, matta)"}
 _CARD_WORD = re.compile(r"(?<![\w#])(?:(?:10|[2-9AJQK])[hdcsbDCBS]|JK)(?![\w])")
 """The engine's canonical card words (`str(card)`), the only ones renamed inside a text
-(standing alone: `#10` is a meld, `10s` inside a word is not a card)."""
+(standing alone: `#10` is a meld, `10s` inside a word is not a card). Case-sensitive, as
+the engine writes them: `as`, `jk` and `7H` are words, not cards."""
+_PROSE_AS = re.compile(r" (?!(?:is|was|does)\b)[a-z]")
+"""After `As`: a lowercase word other than the verbs the engine puts after a card
+(`As is not in your hand`) makes it the English word (`As the pile is empty, …`). Why
+only `As`: it is the one card word that is also an English word; the engine writes plural
+numbers as words (`twos`), never `2s`, so `2s` is always a card."""
 
 
 def _lang(lang: str | None) -> str:
@@ -82,6 +88,8 @@ def name_cards(text: str, parse: object, game: str | None = None, lang: str | No
     the engine. `parse(word) -> Card` is the deck's own parser (a word it refuses stays)."""
 
     def label(m: re.Match[str]) -> str:
+        if m.group(0) == "As" and _PROSE_AS.match(text, m.end()):
+            return m.group(0)
         try:
             card = parse(m.group(0))  # type: ignore[operator]
         except ValueError:
