@@ -9,6 +9,7 @@ engine's notation (`7h`, `JK`, `2h`), which help explains with `typing_help`.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from .games.cards import Card, Suit
 
@@ -59,12 +60,19 @@ def card_label(card: Card, game: str | None = None, lang: str | None = "en",
 
 
 def card_name(card: Card, game: str | None = None, lang: str | None = "en",
-              style: str | None = None) -> str:
+              style: str | None = None, names: Mapping[str, str] | None = None) -> str:
     """The spoken name, for help and sentences: `7 of hearts` / `7 di cuori`, `joker` /
-    `jolly`; Briscola's own names (`Cavallo di coppe`) whatever the language."""
+    `jolly`; Briscola's own names (`Cavallo di coppe`) whatever the language.
+
+    `names`: the Burraco rule set's own words (RuleSet.names: modificato calls a 2 `jolly`
+    and the joker `jollone`); why: the table and its refusals speak that rule set's
+    language, so the card names must too. Unknown (None): the usual words."""
     lang = _lang(lang)
     if card.is_joker:
-        return JOKER_WORD[lang]
+        word = names.get("jolly") if game == "burraco" and names else None
+        if word is None:
+            return JOKER_WORD[lang]
+        return word if lang == "it" or word == "joker" else f"joker ({word})"
     assert card.suit is not None
     if game == "briscola":
         from .games.briscola.faces import card_name as briscola_name
@@ -77,7 +85,9 @@ def card_name(card: Card, game: str | None = None, lang: str | None = "en",
     joiner = "of" if lang == "en" else "di"
     name = f"{rank} {joiner} {_SUIT_WORDS[lang][card.suit]}"
     if game == "burraco" and card.rank == 2:
-        name += " (pinella)"
+        word = (names or {}).get("pinella", "pinella")
+        if word != "2":                 # buraco: a 2 is just a 2
+            name += f" ({word})"
     return name
 
 

@@ -11,7 +11,7 @@ from test_console_driver import Driver, local_table, render_screen, run_driven
 from p2p_burraco.cardnames import card_label, card_name, name_cards
 from p2p_burraco.console.commands import COMMANDS, help_lines, run_command
 from p2p_burraco.console.layout import COMPACT_RIGHT
-from p2p_burraco.console.model import rank_key, sort_key
+from p2p_burraco.console.model import ConsoleModel, rank_key, sort_key
 from p2p_burraco.games.burraco.melds import MeldError, arrange_set
 from p2p_burraco.games.burraco.rules import PRESETS
 from p2p_burraco.games.cards import Card, DeckKind, Suit, make_deck, parse_cards
@@ -129,3 +129,20 @@ def test_engine_prose_keeps_its_words_and_only_card_notation_is_renamed() -> Non
     assert name_cards("meld As 2s 3s", parse, "burraco") == "meld A♠ 2♠ 3♠"
     assert name_cards("Kc was the only card of the pile", parse, "burraco") == \
         "K♣ was the only card of the pile"
+
+
+def test_card_names_follow_the_rule_set_words() -> None:
+    """Modificato calls a 2 `jolly` and the joker `jollone` (RuleSet.names): the console
+    names them so once it knows the rule set (the hand's rules, or the variant asked for)."""
+    joker, two = Card(0), Card(2, Suit.SPADES)
+    told = ConsoleModel("Ann", game="burraco", variant="modificato", lang="it")
+    assert told.card_name(joker) == "jollone"
+    assert told.card_name(two) == "2 di picche (jolly)"
+    model, table = local_table("burraco", seed=2, players=2, variant="modificato")
+    table.start()
+    assert model.view_state is not None and model.view_state.rules.name == "modificato"
+    assert model.card_name(joker) == "joker (jollone)"
+    assert model.card_name(two) == "2 of spades (jolly)"
+    unknown = ConsoleModel("Ann", game="burraco")                 # rule set not known yet
+    assert unknown.card_name(joker) == "joker" and unknown.card_name(two).endswith("(pinella)")
+    assert card_name(two, "burraco", names=PRESETS["buraco"].names) == "2 of spades"

@@ -1053,8 +1053,21 @@ class ConsoleModel:
         return cardnames.card_label(card, self.game, self.lang, self.deck_style())
 
     def card_name(self, card: Card) -> str:
-        """A card's spoken name in the console's language (cardnames.card_name)."""
-        return cardnames.card_name(card, self.game, self.lang, self.deck_style())
+        """A card's spoken name in the console's language and the rule set's words
+        (cardnames.card_name)."""
+        return cardnames.card_name(card, self.game, self.lang, self.deck_style(),
+                                   self.rule_names())
+
+    def rule_names(self) -> dict[str, str] | None:
+        """The Burraco rule set's own words (pinella, jolly, …): from the hand's rules,
+        else from the variant we were told; None while neither is known."""
+        names = getattr(getattr(self.view_state, "rules", None), "names", None)
+        if names is None and self.game == "burraco" and self.variant:
+            from ..games.burraco.rules import PRESETS
+
+            preset = PRESETS.get(self.variant)
+            names = preset.names if preset is not None else None
+        return dict(names) if names else None
 
     def display_text(self, text: str) -> str:
         """Console words or an engine message with its card words shown as labels
