@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 from .games.cards import Card, Suit
 
-LANGS: tuple[str, ...] = ("en", "it")
+LANGS: tuple[str, ...] = ("it", "en")
+"""The languages of card names and help (--lang, `set lang`), in the order offered."""
 
 _SUIT_WORDS: dict[str, dict[Suit, str]] = {
     "en": {Suit.HEARTS: "hearts", Suit.DIAMONDS: "diamonds", Suit.CLUBS: "clubs",
@@ -28,7 +29,6 @@ _RANKS: dict[str, dict[int, str]] = {
     "it": {1: "asso", 11: "fante", 12: "donna", 13: "re"},
 }
 JOKER_WORD = {"en": "joker", "it": "jolly"}
-PINELLA_WORD = {"en": "pinella (a 2, wild)", "it": "pinella (un 2, matta)"}
 _CARD_WORD = re.compile(r"(?<![\w#])(?:(?:10|[2-9AJQK])[hdcsbDCBS]|JK)(?![\w])")
 """The engine's canonical card words (`str(card)`), the only ones renamed inside a text
 (standing alone: `#10` is a meld, `10s` inside a word is not a card). Case-sensitive, as
@@ -44,18 +44,22 @@ def _lang(lang: str | None) -> str:
     return lang if lang in LANGS else "en"
 
 
-def card_label(card: Card, game: str | None = None, lang: str | None = "en",
-               style: str | None = None) -> str:
+def _briscola_style(card: Card, style: str | None) -> str:
+    """The deck style a Briscola card is drawn in: a French card always as French, else the
+    table's style (default napoletane)."""
+    if card.suit is not None and not card.suit.italian:
+        return "french"
+    return style or "napoletane"
+
+
+def card_label(card: Card, game: str | None = None, style: str | None = None) -> str:
     """The short label a table shows: `7♥`, `★` (Burraco); `9 coppe`, `Q♥` (Briscola, by
     the deck's display style). The same in both languages: it is what is printed on the
     card."""
     if game == "briscola" and not card.is_joker:
         from .games.briscola.faces import card_label as briscola_label
 
-        deck_style = style or "napoletane"
-        if card.suit is not None and not card.suit.italian:
-            deck_style = "french"
-        return briscola_label(card, deck_style)
+        return briscola_label(card, _briscola_style(card, style))
     return card.display()
 
 
@@ -77,10 +81,7 @@ def card_name(card: Card, game: str | None = None, lang: str | None = "en",
     if game == "briscola":
         from .games.briscola.faces import card_name as briscola_name
 
-        deck_style = style or "napoletane"
-        if not card.suit.italian:
-            deck_style = "french"
-        return briscola_name(card, deck_style)
+        return briscola_name(card, _briscola_style(card, style))
     rank = _RANKS[lang].get(card.rank, str(card.rank))
     joiner = "of" if lang == "en" else "di"
     name = f"{rank} {joiner} {_SUIT_WORDS[lang][card.suit]}"
@@ -91,7 +92,7 @@ def card_name(card: Card, game: str | None = None, lang: str | None = "en",
     return name
 
 
-def name_cards(text: str, parse: object, game: str | None = None, lang: str | None = "en",
+def name_cards(text: str, parse: object, game: str | None = None,
                style: str | None = None) -> str:
     """`text` with every card word in the engine's notation (`Kc is not in your hand`,
     `5c…Jc`) replaced by its label — for refusals, log lines and score lines that come from
@@ -104,7 +105,7 @@ def name_cards(text: str, parse: object, game: str | None = None, lang: str | No
             card = parse(m.group(0))  # type: ignore[operator]
         except ValueError:
             return m.group(0)
-        return card_label(card, game, lang, style)
+        return card_label(card, game, style)
 
     return _CARD_WORD.sub(label, text)
 

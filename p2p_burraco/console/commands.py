@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..cardnames import LANGS
 from ..games.base import RuleViolation
 from ..games.cards import Card, NotationError
 from .model import ConsoleError, ConsoleModel, cards_text
@@ -457,7 +458,7 @@ def _sort(model: ConsoleModel, args: list[str]) -> None:
               "lang it|en, sort suit|rank",
          complete=lambda m, typed: ["bell", "title", "mouse", "panel", "lang", "sort"]
          if not typed
-         else (["it", "en"] if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
+         else (list(LANGS) if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
                else ["on", "off"]),
          help_it="interruttori: campanello, titolo, mouse, pannello, lingua it|en, "
                  "ordina seme|valore",

@@ -162,7 +162,7 @@ class ConsoleModel:
                  target: int | None = None, variant: str | None = None,
                  lang: str | None = None) -> None:
         self.name = name or "you"
-        self.lang = lang if lang in ("it", "en") else "en"   # card names and help (--lang)
+        self.lang = lang if lang in cardnames.LANGS else "en"   # card names and help (--lang)
         self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
         self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
         self._pile_seen: list[str] = []        # the discard pile at the last event (take)
@@ -427,8 +427,9 @@ class ConsoleModel:
             setattr(self, switches[name], value in ("on", "si", "sì"))
             text = f"{name} {'on' if value in ('on', 'si', 'sì') else 'off'}"
         elif name in ("lang", "lingua"):
-            if value not in ("it", "en"):
-                raise ConsoleError(f"set lang takes it or en, not {value!r}")
+            if value not in cardnames.LANGS:
+                raise ConsoleError(f"set lang takes {' or '.join(cardnames.LANGS)}, "
+                                   f"not {value!r}")
             self.lang = value
             text = f"lang {value}"
         elif name in ("sort", "ordina"):
@@ -1050,7 +1051,7 @@ class ConsoleModel:
 
     def card_label(self, card: Card) -> str:
         """A card as this console shows it everywhere (cardnames.card_label)."""
-        return cardnames.card_label(card, self.game, self.lang, self.deck_style())
+        return cardnames.card_label(card, self.game, self.deck_style())
 
     def card_name(self, card: Card) -> str:
         """A card's spoken name in the console's language and the rule set's words
@@ -1075,8 +1076,7 @@ class ConsoleModel:
         st = self.view_state
         if st is None:
             return text
-        return cardnames.name_cards(text, st.deck.parse, self.game, self.lang,
-                                    self.deck_style())
+        return cardnames.name_cards(text, st.deck.parse, self.game, self.deck_style())
 
     def refusal(self, exc: RuleViolation) -> str:
         """A refusal as shown: the engine's words, cards named as on screen, the rule id."""
