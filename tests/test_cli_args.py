@@ -40,6 +40,11 @@ def one_sentence(err: str) -> str:
     (["host", "--clock", "-5"], ["--clock", "more than 0"]),
     (["host", "--strategy", "smart"], ["'smart'", "'heuristic'"]),
     (["host", "--bots", "-1"], ["--bots", "0 or more"]),
+    (["host", "--hands", "0"], ["--hands", "1 or more"]),      # host.run no longer re-checks
+    (["host", "--grace", "-1"], ["--grace", "0 or more"]),
+    (["host", "--match-clock", "0"], ["--match-clock", "more than 0"]),
+    (["host", "--step-deadline", "0"], ["--step-deadline", "more than 0"]),
+    (["host", "--max-timeouts", "0"], ["--max-timeouts", "1 or more"]),
     (["join", "127.0.0.1:1", "--bot", "--strategy", "x"], ["'x'", "'greedy'"]),
     (["join", "127.0.0.1:1", "--reconnect-for", "soon"], ["'soon'", "not a number"]),
     (["selfplay", "--bots", "greedy,nosuch"], ["'nosuch'", "heuristic, greedy, random"]),
