@@ -40,6 +40,11 @@ def one_sentence(err: str) -> str:
     (["host", "--clock", "-5"], ["--clock", "more than 0"]),
     (["host", "--strategy", "smart"], ["'smart'", "'heuristic'"]),
     (["host", "--bots", "-1"], ["--bots", "0 or more"]),
+    (["host", "--hands", "0"], ["--hands", "1 or more"]),      # host.run no longer re-checks
+    (["host", "--grace", "-1"], ["--grace", "0 or more"]),
+    (["host", "--match-clock", "0"], ["--match-clock", "more than 0"]),
+    (["host", "--step-deadline", "0"], ["--step-deadline", "more than 0"]),
+    (["host", "--max-timeouts", "0"], ["--max-timeouts", "1 or more"]),
     (["join", "127.0.0.1:1", "--bot", "--strategy", "x"], ["'x'", "'greedy'"]),
     (["join", "127.0.0.1:1", "--reconnect-for", "soon"], ["'soon'", "not a number"]),
     (["selfplay", "--bots", "greedy,nosuch"], ["'nosuch'", "heuristic, greedy, random"]),
@@ -127,3 +132,30 @@ def test_the_installed_command_refuses_in_one_sentence_fast() -> None:
     assert time.monotonic() - start < 5
     assert proc.returncode == 2 and proc.stdout == ""
     assert "invalid choice: 'nosuch'" in one_sentence(proc.stderr)
+
+
+def test_networked_play_hands_think_to_its_bots(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """`play --think` reaches the bots of the networked table too, not only `--offline`."""
+    import argparse
+    import types
+
+    from p2p_burraco.bots import controller
+    from p2p_burraco.commands.play import start_play
+
+    seen: dict[str, object] = {}
+
+    class Stop(Exception):
+        pass
+
+    def factory(strategy: str | None, seed: int | None, think: float | None = None) -> None:
+        seen.update(strategy=strategy, think=think)
+        raise Stop
+
+    monkeypatch.setattr(controller, "bot_factory", factory)
+    args = argparse.Namespace(game="burraco", variant=None, players=2, target=None, hands=1,
+                              seed=1, name="Ann", bot_kind="expert", port=0, think=0.25,
+                              data_dir=str(tmp_path), offline=False)
+    with pytest.raises(Stop):
+        start_play(types.SimpleNamespace(callInThread=lambda *a: None), args)
+    assert seen == {"strategy": "expert", "think": 0.25}

@@ -4,14 +4,17 @@ every command, and the console's switches (`set`) refuse what they do not know."
 
 from __future__ import annotations
 
+import pytest
 from test_console_commands import burraco_play_phase
 from test_console_driver import Driver, local_table, render_screen, run_driven
 
-from p2p_burraco.cardnames import card_label, card_name
+from p2p_burraco.cardnames import card_label, card_name, name_cards
 from p2p_burraco.console.commands import COMMANDS, help_lines, run_command
 from p2p_burraco.console.layout import COMPACT_RIGHT
-from p2p_burraco.console.model import rank_key, sort_key
-from p2p_burraco.games.cards import Card, Suit
+from p2p_burraco.console.model import ConsoleModel, rank_key, sort_key
+from p2p_burraco.games.burraco.melds import MeldError, arrange_set
+from p2p_burraco.games.burraco.rules import PRESETS
+from p2p_burraco.games.cards import Card, DeckKind, Suit, make_deck, parse_cards
 
 
 def test_every_command_has_examples_that_name_it() -> None:
@@ -104,3 +107,42 @@ def test_card_names_per_game_and_language() -> None:
     assert card_label(cavallo, "briscola") == "9 coppe"
     assert card_name(cavallo, "briscola", "en") == card_name(cavallo, "briscola", "it") == \
         "Cavallo di coppe"
+
+
+def test_engine_prose_keeps_its_words_and_only_card_notation_is_renamed() -> None:
+    """`As` and `2s` are card words and English words: the engine's refusals keep their
+    meaning (`As the pile …` is not the ace of spades, wilds are `twos`), and a card the
+    engine names is still shown as on the table."""
+    parse = make_deck(DeckKind.FRENCH_108).parse
+    with pytest.raises(MeldError) as refused:
+        arrange_set(parse_cards("2c 2d 2h"), PRESETS["fibur"])
+    wild_only = refused.value.message
+    unchanged = [wild_only,
+                 "As the pile is empty, draw from the stock",
+                 "As you have not opened, take the pile with your opening",
+                 "the discard pile is empty", "you have already drawn or taken this turn",
+                 "7H and jk are typed words, not the engine's cards"]
+    for text in unchanged:
+        assert name_cards(text, parse, "burraco") == text, text
+    assert "twos" in wild_only
+    assert name_cards("As is not in your hand", parse, "burraco") == "A♠ is not in your hand"
+    assert name_cards("meld As 2s 3s", parse, "burraco") == "meld A♠ 2♠ 3♠"
+    assert name_cards("Kc was the only card of the pile", parse, "burraco") == \
+        "K♣ was the only card of the pile"
+
+
+def test_card_names_follow_the_rule_set_words() -> None:
+    """Modificato calls a 2 `jolly` and the joker `jollone` (RuleSet.names): the console
+    names them so once it knows the rule set (the hand's rules, or the variant asked for)."""
+    joker, two = Card(0), Card(2, Suit.SPADES)
+    told = ConsoleModel("Ann", game="burraco", variant="modificato", lang="it")
+    assert told.card_name(joker) == "jollone"
+    assert told.card_name(two) == "2 di picche (jolly)"
+    model, table = local_table("burraco", seed=2, players=2, variant="modificato")
+    table.start()
+    assert model.view_state is not None and model.view_state.rules.name == "modificato"
+    assert model.card_name(joker) == "joker (jollone)"
+    assert model.card_name(two) == "2 of spades (jolly)"
+    unknown = ConsoleModel("Ann", game="burraco")                 # rule set not known yet
+    assert unknown.card_name(joker) == "joker" and unknown.card_name(two).endswith("(pinella)")
+    assert card_name(two, "burraco", names=PRESETS["buraco"].names) == "2 of spades"

@@ -302,3 +302,20 @@ def test_typed_line_is_validated_live_and_history_recalls_it() -> None:
     assert "refused:" in one_card and "[FIBUR-" in one_card
     assert "✓ meld" in good and "Enter stages it" in good
     assert before == [] and staged == [str(meld)] and recalled == str(meld)
+
+
+def test_take_leaves_its_words_to_the_engine_and_only_numbers_cards() -> None:
+    """`raccogli cima`, `take cala 1 2 3`: the engine reads top/cima and meld/cala/+; the
+    console only turns the hand's numbers into cards."""
+    model, table = local_table("burraco", seed=4)
+    table.start()
+    take = COMMANDS["take"].handler
+    first = [str(c) for _, c in model.hand_cards()[:3]]
+    assert take(model, ["cima"]).text == "take cima"
+    assert take(model, ["prima", "+", "1", "2", "3"]).text == "take prima + " + " ".join(first)
+    assert take(model, ["cala", "1", "2", "/", "3"]).text == \
+        f"take cala {first[0]} {first[1]} / {first[2]}"
+    st = model.state
+    assert st is not None and model.seat is not None
+    for words in ("take cima", "take prima", "take top"):   # the engine knows these words
+        assert type(st.parse_action(model.seat, words)).__name__ == "TakeTop"

@@ -12,7 +12,7 @@ from test_console_driver import local_table, render_screen
 
 from p2p_burraco.bots.controller import best_strategy as bot_strategy
 from p2p_burraco.console.commands import run_command
-from p2p_burraco.console.layout import RIGHT_WIDTH
+from p2p_burraco.console.layout import RIGHT_WIDTH, panel_scrolled, scroll_window
 from p2p_burraco.console.model import ConsoleModel, sort_key
 
 CARD = re.compile(r"(?:10|[2-9AJQK])[♥♦♣♠]|★")
@@ -105,3 +105,27 @@ def test_briscola_screen_fits_100x30_through_a_hand(players: int) -> None:
     assert play_our_turns(model, check_briscola_screen, 6) == 40 // players
     final = "\n".join(render_screen(model))
     assert "audit:" in final
+
+
+def _texts(lines: list[list[tuple[str, str]]]) -> list[str]:
+    return ["".join(t for _, t in line) for line in lines]
+
+
+def test_scroll_markers_count_the_lines_they_hide() -> None:
+    """`↑ N older`, `↓ N newer`, `↑ N line(s) above`: N is the number of lines not shown."""
+    model = ConsoleModel("Ann", game="burraco")
+    log = [[("", f"line {i:02d}")] for i in range(20)]
+    for back in (0, 3):
+        model.log_scroll = back
+        shown = _texts(scroll_window(model, log, 8, 40))
+        assert len(shown) == 8
+        lines = [t for t in shown if t.startswith("line")]
+        first, last = int(lines[0][5:]), int(lines[-1][5:])
+        assert shown[0] == f"↑ {first} older · PgUp"              # lines 00 … first-1
+        if back:
+            assert shown[-1] == f"↓ {19 - last} newer · PgDn" and 19 - last == back
+        else:
+            assert last == 19
+    model.panel_scroll = 4
+    shown = _texts(panel_scrolled(model, [[("", f"row {i}")] for i in range(10)]))
+    assert shown[0] == "↑ 5 line(s) above · PgUp" and shown[1] == "row 5"

@@ -263,3 +263,29 @@ def test_queued_steps_survive_a_table_that_replaces_its_hand() -> None:
     after.apply(seat, attach)
     model.notify({"type": "action", "seat": seat, "action": str(attach), "state": after})
     assert model.state is after and model.error is None and model.preview is None
+
+
+def test_play_offline_builds_its_console_from_the_options(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`play --offline` makes the same console as `play`/`join` (model_from_args), so it
+    knows `--data-dir` (history, `recent`) and `--lang` too."""
+    from p2p_burraco.commands.play import run_offline
+    from p2p_burraco.console import app as console_app
+
+    made: dict[str, Any] = {}
+
+    class App:
+        async def run_async(self, pre_run: Any = None) -> int:
+            return 0
+
+    def create_application(model: Any, **_: Any) -> App:
+        made["model"] = model
+        return App()
+
+    monkeypatch.setattr(console_app, "create_application", create_application)
+    args = argparse.Namespace(game="briscola", variant="standard", players=2, target=None,
+                              hands=1, seed=3, name="Ann", bot_kind="greedy",
+                              data_dir="/tmp/somewhere", lang="en")
+    assert asyncio.run(run_offline(args)) == 0
+    model = made["model"]
+    assert model.data_dir == "/tmp/somewhere" and model.name == "Ann"

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from test_console_driver import Driver, SizedOutput, local_table, render_screen, run_driven
 from test_console_layout import play_our_turns
 
@@ -174,3 +175,34 @@ def test_one_card_naming_on_screen_in_the_log_in_help_and_in_refusals() -> None:
     assert "Jolly: JK" in "\n".join(help_lines("burraco", lang=burraco.lang))
     assert "Joker: JK" in "\n".join(help_lines("burraco"))
     assert "pinella" in "\n".join(help_lines("burraco")).lower()
+
+
+class _PileOnly:
+    """Just enough of a hand for the log: a discard pile the table changes under us."""
+
+    def __init__(self, pile: list[str]) -> None:
+        self.deck = pile
+        self.pile = list(range(len(pile)))
+
+    def player_view(self, seat: int) -> dict[str, object]:
+        return {}
+
+    def pile_refs(self) -> list[tuple[int, int]]:
+        return [(i, c) for i, c in enumerate(self.pile)]
+
+
+@pytest.mark.parametrize("words, left, shown", [
+    ("take top", 3, "5♣"),                       # the top card alone left the pile
+    ("take", 0, "7♥ Q♠ 7♥ 5♣"),                  # the whole pile did
+    ("take meld 1 2", 0, "7♥ Q♠ 7♥ 5♣"),
+])
+def test_a_take_shows_the_cards_that_left_the_pile(words: str, left: int, shown: str) -> None:
+    """What a take picked up is read off the pile before and after, not off its words
+    (which cards go is the engine's rule, per rule set)."""
+    model = ConsoleModel("Ann", game="burraco")
+    before = _PileOnly(["7♥", "Q♠", "7♥", "5♣"])
+    model.notify({"type": "status", "text": "…", "state": before})
+    after = _PileOnly(before.deck)
+    after.pile = before.pile[:left]
+    model.notify({"type": "action", "seat": 1, "text": words, "state": after})
+    assert model.log[-1].text.endswith(f"{words} ⇐ {shown}")

@@ -88,7 +88,9 @@ def strategy_list(text: str) -> str:
 
 def add_lang(p: argparse.ArgumentParser, default: str | None = argparse.SUPPRESS) -> None:
     """`--lang it|en`: the language of card names and help (default: the locale's)."""
-    p.add_argument("--lang", choices=("it", "en"), default=default,
+    from ..cardnames import LANGS
+
+    p.add_argument("--lang", choices=LANGS, default=default,
                    help="language of card names and help: it or en (default: from the locale)")
 
 

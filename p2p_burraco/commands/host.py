@@ -106,21 +106,7 @@ def run(args: argparse.Namespace) -> int:
     from ..net.runtime import run_reactor
     from ..table.match_record import host_hook
 
-    configure_logging(args.verbose)
-    if args.bots < 0:
-        raise ValueError("--bots must be 0 or more")
-    if args.hands is not None and args.hands < 1:
-        raise ValueError("--hands must be at least 1")
-    if args.grace < 0:
-        raise ValueError("--grace must be 0 or more seconds")
-    if args.clock is not None and args.clock <= 0:
-        raise ValueError("--clock must be a positive number of seconds")
-    if args.match_clock is not None and args.match_clock <= 0:
-        raise ValueError("--match-clock must be a positive number of minutes")
-    if args.step_deadline <= 0:
-        raise ValueError("--step-deadline must be a positive number of seconds")
-    if args.max_timeouts < 1:
-        raise ValueError("--max-timeouts must be at least 1")
+    configure_logging(args.verbose)  # the numbers were checked by their argtypes
     data_dir = args.data_dir or default_data_dir()
     cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,

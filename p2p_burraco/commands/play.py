@@ -85,17 +85,16 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
 
     from ..bots import make_strategy
     from ..bots.controller import BotController
+    from ..console import model_from_args
     from ..console.app import create_application
     from ..console.localtable import LocalTable
-    from ..console.model import ConsoleModel
     from ..selfplay import SelfplayConfig
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=args.players,
                          hands=args.hands or 1_000, seed=seed, target=args.target)
     rng = random.Random(seed)
-    model = model or ConsoleModel(args.name, game=args.game, variant=args.variant,
-                                  target=args.target, lang=getattr(args, "lang", None))
+    model = model or model_from_args(args)  # data_dir too: `save`, history
     bots = [BotController(make_strategy(args.game, args.bot_kind,
                                         random.Random(rng.getrandbits(64)),
                                         think=getattr(args, "think", None)))
@@ -150,7 +149,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
                      seed=args.seed, resume=False,
                      on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
-    factory = bot_factory(args.bot_kind, args.seed)
+    factory = bot_factory(args.bot_kind, args.seed, getattr(args, "think", None))
     host_key = load_or_create_identity(data_dir / "host")
     node = start_host(reactor, cfg, identity=host_key,
                       bot_controller=lambda: LazyBotController(factory))

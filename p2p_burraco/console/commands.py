@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from ..cardnames import LANGS
 from ..games.base import RuleViolation
 from ..games.cards import Card, NotationError
 from .model import ConsoleError, ConsoleModel, cards_text
@@ -283,14 +284,9 @@ def _draw(model: ConsoleModel, args: list[str]) -> Intent:
          examples=("take", "take top", "take meld 7h 8h 9h", "take meld 1 2 3 / Ks Kd Kc",
                    "raccogli cima"))
 def _take(model: ConsoleModel, args: list[str]) -> Intent:
-    words = list(args)
-    if words and words[0].lower() in ("top", "cima", "prima"):
-        words[0] = "top"
-    for i, word in enumerate(words):
-        if word.lower() in ("meld", "cala", "+"):   # hand numbers after `meld` are cards
-            words[i + 1:] = by_number(model, words[i + 1:])
-            break
-    return Intent("act", " ".join(["take", *words]))
+    # The words (`top`/`cima`, `meld`/`cala`/`+`) are the engine's to read; the console only
+    # turns hand numbers into cards (no other word of a take is a number).
+    return Intent("act", " ".join(["take", *by_number(model, args)]))
 
 
 @command("meld", aliases=("cala", "calo"), args="CARDS",
@@ -462,7 +458,7 @@ def _sort(model: ConsoleModel, args: list[str]) -> None:
               "lang it|en, sort suit|rank",
          complete=lambda m, typed: ["bell", "title", "mouse", "panel", "lang", "sort"]
          if not typed
-         else (["it", "en"] if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
+         else (list(LANGS) if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
                else ["on", "off"]),
          help_it="interruttori: campanello, titolo, mouse, pannello, lingua it|en, "
                  "ordina seme|valore",

@@ -318,8 +318,8 @@ def panel_scrolled(model: ConsoleModel, lines: list[Line]) -> list[Line]:
     """An open panel's lines from `model.panel_scroll` on (PgDn/PgUp move through it)."""
     model.panel_scroll = max(0, min(model.panel_scroll, len(lines) - 1))
     if model.panel_scroll:
-        return [[("class:hint.key", f"↑ {model.panel_scroll} line(s) above · PgUp")]] + \
-            lines[model.panel_scroll + 1:]
+        hidden = model.panel_scroll + 1          # the marker takes the row of one more line
+        return [[("class:hint.key", f"↑ {hidden} line(s) above · PgUp")]] + lines[hidden:]
     return lines
 
 
@@ -338,8 +338,8 @@ def scroll_window(model: ConsoleModel, log: list[Line], room: int, width: int) -
     start = max(0, end - (room - len(newer)))
     older: list[Line] = []
     if start > 0:
+        start += 1                               # the marker takes the row of one more line
         older = [[("class:hint.key", clip_text(f"↑ {start} older · PgUp", width))]]
-        start += 1
     return older + log[start:end] + newer
 
 

@@ -162,7 +162,7 @@ class ConsoleModel:
                  target: int | None = None, variant: str | None = None,
                  lang: str | None = None) -> None:
         self.name = name or "you"
-        self.lang = lang if lang in ("it", "en") else "en"   # card names and help (--lang)
+        self.lang = lang if lang in cardnames.LANGS else "en"   # card names and help (--lang)
         self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
         self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
         self._pile_seen: list[str] = []        # the discard pile at the last event (take)
@@ -358,10 +358,10 @@ class ConsoleModel:
                 self._alerted = False          # our turn is over: the title goes back
                 self.on_alert("wait")
             self.progress = None
-            words = text.split()
-            if words[:1] == ["take"] and self._pile_seen:  # say what was picked up
-                taken = self._pile_seen[-1:] if words[1:2] == ["top"] else self._pile_seen
-                text += " ⇐ " + " ".join(taken)
+            if text.split()[:1] == ["take"]:  # say what was picked up
+                taken = self._left_pile()
+                if taken:
+                    text += " ⇐ " + " ".join(taken)
             self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
                                  seat=seat if isinstance(seat, int) else None, action=text))
         elif kind == "chat":
@@ -427,8 +427,9 @@ class ConsoleModel:
             setattr(self, switches[name], value in ("on", "si", "sì"))
             text = f"{name} {'on' if value in ('on', 'si', 'sì') else 'off'}"
         elif name in ("lang", "lingua"):
-            if value not in ("it", "en"):
-                raise ConsoleError(f"set lang takes it or en, not {value!r}")
+            if value not in cardnames.LANGS:
+                raise ConsoleError(f"set lang takes {' or '.join(cardnames.LANGS)}, "
+                                   f"not {value!r}")
             self.lang = value
             text = f"lang {value}"
         elif name in ("sort", "ordina"):
@@ -486,12 +487,29 @@ class ConsoleModel:
     def _snapshot(self) -> None:
         """Remember the pile and our hand as the table holds them now: the next action is
         told against them (what a `take` picked up, which card a draw brought)."""
+        self._pile_seen = self._pile_now()
+        self._hand_seen = set(self._hand_positions())
+
+    def _pile_now(self) -> list[str]:
+        """The discard pile as the replica holds it, bottom first ("?" for a card not known)."""
         st = self.state
         refs = getattr(st, "pile_refs", None)
-        self._pile_seen = []
-        if st is not None and callable(refs):
-            self._pile_seen = [str(st.deck[c]) if c is not None else "?" for _, c in refs()]
-        self._hand_seen = set(self._hand_positions())
+        if st is None or not callable(refs):
+            return []
+        return [str(st.deck[c]) if c is not None else "?" for _, c in refs()]
+
+    def _left_pile(self) -> list[str]:
+        """The cards that left the pile since the last snapshot, in pile order. Why a
+        comparison and not the `take` words: which cards a take picks up is the engine's rule
+        (top only or the whole pile, per rule set); the console only reports what happened."""
+        still = collections.Counter(self._pile_now())
+        gone: list[str] = []
+        for card in self._pile_seen:
+            if still[card] > 0:
+                still[card] -= 1
+            else:
+                gone.append(card)
+        return gone
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
         """Show the score breakdown and the audit verdict; keep them until the next hand."""
@@ -1033,11 +1051,24 @@ class ConsoleModel:
 
     def card_label(self, card: Card) -> str:
         """A card as this console shows it everywhere (cardnames.card_label)."""
-        return cardnames.card_label(card, self.game, self.lang, self.deck_style())
+        return cardnames.card_label(card, self.game, self.deck_style())
 
     def card_name(self, card: Card) -> str:
-        """A card's spoken name in the console's language (cardnames.card_name)."""
-        return cardnames.card_name(card, self.game, self.lang, self.deck_style())
+        """A card's spoken name in the console's language and the rule set's words
+        (cardnames.card_name)."""
+        return cardnames.card_name(card, self.game, self.lang, self.deck_style(),
+                                   self.rule_names())
+
+    def rule_names(self) -> dict[str, str] | None:
+        """The Burraco rule set's own words (pinella, jolly, …): from the hand's rules,
+        else from the variant we were told; None while neither is known."""
+        names = getattr(getattr(self.view_state, "rules", None), "names", None)
+        if names is None and self.game == "burraco" and self.variant:
+            from ..games.burraco.rules import PRESETS
+
+            preset = PRESETS.get(self.variant)
+            names = preset.names if preset is not None else None
+        return dict(names) if names else None
 
     def display_text(self, text: str) -> str:
         """Console words or an engine message with its card words shown as labels
@@ -1045,8 +1076,7 @@ class ConsoleModel:
         st = self.view_state
         if st is None:
             return text
-        return cardnames.name_cards(text, st.deck.parse, self.game, self.lang,
-                                    self.deck_style())
+        return cardnames.name_cards(text, st.deck.parse, self.game, self.deck_style())
 
     def refusal(self, exc: RuleViolation) -> str:
         """A refusal as shown: the engine's words, cards named as on screen, the rule id."""

@@ -263,7 +263,7 @@ def arrange_set(cards: Sequence[Card], rules: RuleSet) -> Arrangement:
     nat = [i for i, c in enumerate(cards) if not is_wild(c)]
     wild = [i for i, c in enumerate(cards) if is_wild(c)]
     if not nat:
-        raise MeldError("wild_only", "a set of wild cards (jokers or 2s) is not allowed")
+        raise MeldError("wild_only", "a set of wild cards (jokers or twos) is not allowed")
     ranks = {cards[i].rank for i in nat}
     if len(ranks) > 1:
         raise MeldError("set", "a set is made of cards of one rank")
