@@ -568,14 +568,20 @@ class FrameDecoder:
 # --------------------------------------------------------------------------- field types
 
 class FieldType:
-    """A parsed type string; `check(value, path)` raises WireError('msg.field_type')."""
+    """A parsed type string. `ok(value)` is the quick yes (no path strings, exact types);
+    `check(value, path)` raises WireError('msg.field_type') naming where, and is only walked
+    when `ok` says no: the same grammar makes both, and `ok` is never more permissive (on an
+    unusual value — a bytes subclass, say — it says no and `check` decides)."""
 
-    def __init__(self, spec: str, check: Callable[[Any, str], None]) -> None:
+    def __init__(self, spec: str, check: Callable[[Any, str], None],
+                 ok: Callable[[Any], bool]) -> None:
         self.spec = spec
         self._check = check
+        self.ok = ok
 
     def check(self, value: Any, path: str) -> None:
-        self._check(value, path)
+        if not self.ok(value):
+            self._check(value, path)
 
     def __repr__(self) -> str:
         return f"FieldType({self.spec!r})"
@@ -610,6 +616,19 @@ TYPE_GRAMMAR = (
 )
 
 
+def _fixed_bytes_ok(n: int) -> Callable[[Any], bool]:
+    return lambda v: type(v) is bytes and len(v) == n
+
+
+def _list_ok(inner: FieldType) -> Callable[[Any], bool]:
+    item_ok = inner.ok
+    if inner.spec.startswith("bytes") and inner.spec[5:].isdigit():
+        n = int(inner.spec[5:])       # the common case (keys, points, proofs): one pass
+        return lambda v: type(v) is list and len(v) <= MAX_LIST and all(
+            type(x) is bytes and len(x) == n for x in v)
+    return lambda v: type(v) is list and len(v) <= MAX_LIST and all(map(item_ok, v))
+
+
 def parse_type(spec: str) -> FieldType:
     """Parse a type string of TYPE_GRAMMAR (ValueError naming the bad spec)."""
     s = spec.strip()
@@ -619,7 +638,7 @@ def parse_type(spec: str) -> FieldType:
         def check_simple(v: Any, path: str) -> None:
             if not test(v):
                 raise _bad(path, s, v)
-        return FieldType(s, check_simple)
+        return FieldType(s, check_simple, test)
     m = re.fullmatch(r"bytes(\d+)", s)
     if m:
         n = int(m.group(1))
@@ -628,10 +647,11 @@ def parse_type(spec: str) -> FieldType:
             if not isinstance(v, bytes) or len(v) != n:
                 raise _bad(path, s, v) if not isinstance(v, bytes) else WireError(
                     "msg.field_type", f"{path}: expected {n} bytes, got {len(v)}")
-        return FieldType(s, check_fixed)
+        return FieldType(s, check_fixed, _fixed_bytes_ok(n))
     m = re.fullmatch(r"(list|opt|map)\[(.+)\]", s)
     if m:
         inner = parse_type(m.group(2))
+        inner_ok = inner.ok
         if m.group(1) == "list":
             def check_list(v: Any, path: str) -> None:
                 if not isinstance(v, list):
@@ -640,19 +660,20 @@ def parse_type(spec: str) -> FieldType:
                     raise WireError("msg.field_type", f"{path}: more than {MAX_LIST} items")
                 for i, item in enumerate(v):
                     inner.check(item, f"{path}[{i}]")
-            return FieldType(s, check_list)
+            return FieldType(s, check_list, _list_ok(inner))
         if m.group(1) == "opt":
             def check_opt(v: Any, path: str) -> None:
                 if v is not None:
                     inner.check(v, path)
-            return FieldType(s, check_opt)
+            return FieldType(s, check_opt, lambda v: v is None or inner_ok(v))
 
         def check_map(v: Any, path: str) -> None:
             if not isinstance(v, dict):
                 raise _bad(path, s, v)
             for k, item in v.items():
                 inner.check(item, f"{path}.{k}")
-        return FieldType(s, check_map)
+        return FieldType(s, check_map,
+                         lambda v: type(v) is dict and all(map(inner_ok, v.values())))
     raise ValueError(f"bad field type {spec!r}; grammar: {TYPE_GRAMMAR}")
 
 
@@ -677,7 +698,14 @@ class MessageSpec:
 
     def validate(self, body: Mapping[str, Any], ref: int | None = None) -> None:
         """Every field present, no other field, each of its type (WireError otherwise)."""
-        for name, ftype in self.types.items():
+        types = self.types
+        if len(body) == len(types):       # the quick yes; any doubt takes the walk below
+            for name, ftype in types.items():
+                if name not in body or not ftype.ok(body[name]):
+                    break
+            else:
+                return
+        for name, ftype in types.items():
             if name not in body:
                 raise WireError("msg.missing_field", f"{self.name}: field {name!r} is missing",
                                 ref=ref)

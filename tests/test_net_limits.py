@@ -365,3 +365,26 @@ def test_is_loopback_names_this_machine_by_address_or_as_localhost() -> None:
     assert is_loopback("localhost")
     assert not is_loopback("192.168.1.5") and not is_loopback("0.0.0.0")
     assert not is_loopback("") and not is_loopback("example.org")
+
+
+def test_a_host_collects_cycles_in_large_batches_and_freezes_its_setup() -> None:
+    """The host's garbage-collector policy (net/gc_policy.py): starting a host sets the young
+    threshold far above CPython's 700 and freezes what exists (never walked again), and a
+    cycle made afterwards is still collected."""
+    import gc
+    import weakref
+
+    from p2p_burraco.net import gc_policy
+
+    gc_policy.apply_host_gc_policy()
+    assert gc.get_threshold() == (gc_policy.YOUNG, gc_policy.MIDDLE, gc_policy.OLD)
+    assert gc.get_freeze_count() > 0
+
+    class Node:
+        other: Any = None
+    a, b = Node(), Node()
+    a.other, b.other = b, a
+    gone = weakref.ref(a)
+    del a, b
+    gc.collect()
+    assert gone() is None

@@ -105,6 +105,32 @@ def test_field_types(spec: str, good: list[object], bad: list[object]) -> None:
         assert info.value.code == "msg.field_type"
 
 
+_SPECS = ["uint", "int", "seat", "bool", "nil", "str", "bytes", "bytes2", "any", "map",
+          "opt[seat]", "list[bytes2]", "list[uint]", "list[list[seat]]", "map[uint]",
+          "opt[list[bytes2]]"]
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 20) | st.sampled_from([wire.INT_MAX + 1])
+    | st.binary(max_size=3) | st.text(max_size=3) | st.floats(allow_nan=False),
+    lambda inner: st.lists(inner, max_size=3) | st.tuples(inner)
+    | st.dictionaries(st.text(max_size=2), inner, max_size=3),
+    max_leaves=8)
+
+
+@given(spec=st.sampled_from(_SPECS), value=_VALUES)
+def test_quick_yes_is_never_more_permissive_than_the_walk(spec: str, value: object) -> None:
+    """The validator's quick `ok` (no path strings) says yes only where the exact walk that
+    names the bad field also passes: a frame the quick path lets through is a valid one."""
+    ft = wire.parse_type(spec)
+    walk_ok = True
+    try:
+        ft._check(value, "f")
+    except wire.WireError:
+        walk_ok = False
+    if ft.ok(value):
+        assert walk_ok, (spec, value)
+    assert (ft.check(value, "f") is None) if walk_ok else True
+
+
 @pytest.mark.parametrize("spec", ["float", "list[", "bytes-1", "opt[]", ""])
 def test_bad_type_strings_are_refused(spec: str) -> None:
     with pytest.raises(ValueError, match="bad field type"):

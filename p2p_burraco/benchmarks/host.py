@@ -191,7 +191,8 @@ CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 RSS_TICK = 0.5
 """Seconds between two samples of the host's RSS."""
-STATS_LINE = re.compile(r"^bench-stats t=([\d.]+) syncs=(\d+) sync_s=([\d.]+) poll_s=([\d.]+)")
+STATS_LINE = re.compile(r"^bench-stats t=([\d.]+) syncs=(\d+) sync_s=([\d.]+) poll_s=([\d.]+)"
+                        r" gc_s=([\d.]+)")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -322,16 +323,18 @@ def _event_kind(msgpack: Any, body: bytes) -> Any:
 
 
 def host_clocks(lines: list[tuple[float, str]], until: float
-                ) -> tuple[float, int, float, float] | None:
+                ) -> tuple[float, int, float, float, float] | None:
     """The host's last `bench-stats` line that arrived by `until`: (its monotonic time,
-    sync calls, seconds in fdatasync/fsync, seconds idle in epoll), all cumulative."""
+    sync calls, seconds in fdatasync/fsync, seconds idle in epoll, seconds in the cyclic
+    garbage collector), all cumulative."""
     last = None
     for t, x in list(lines):
         if t > until:
             break
         m = STATS_LINE.match(x)
         if m:
-            last = (float(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)))
+            last = (float(m.group(1)), int(m.group(2)), float(m.group(3)), float(m.group(4)),
+                    float(m.group(5)))
     return last
 
 
@@ -568,13 +571,15 @@ def report(args: argparse.Namespace, players: int, clients: int, host: Proc,
     a, b = host_clocks(host.out.lines, warm.t), host_clocks(host.out.lines, end.t)
     if a is not None and b is not None and b[0] > a[0]:
         span = b[0] - a[0]
-        syncs, sync_s, idle_s = b[1] - a[1], b[2] - a[2], b[3] - a[3]
+        syncs, sync_s, idle_s, gc_s = b[1] - a[1], b[2] - a[2], b[3] - a[3], b[4] - a[4]
         rest = span - sync_s - idle_s
         print(f"  host wall time:        {sync_s / span * 100:.0f} % in fdatasync/fsync ("
               f"{syncs} calls, {sync_s / max(syncs, 1) * 1000:.2f} ms each), "
               f"{idle_s / span * 100:.0f} % idle in epoll, {rest / span * 100:.0f} % the rest "
               f"(Python work: {cpu / window_s * 100 if window_s else 0:.0f} % on a core, "
               f"the remainder waiting for one)  ({span:.0f} s, the host's own clocks)")
+        print(f"  host garbage collector: {gc_s * 1000:.0f} ms in the window"
+              + (f" ({gc_s / cpu * 100:.1f} % of the host CPU)" if cpu > 0 else ""))
     print(f"  clients' CPU per hand: {per_hand(ccpu * 1000, '.0f', 'ms')}  (the bots: {clients} "
           f"client processes at {pct(ccpu)} of one core in the window)")
     print(f"  host RSS:              start {me.rss_start / 1024:.1f} MB (listening), peak "

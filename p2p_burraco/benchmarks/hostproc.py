@@ -66,6 +66,21 @@ class Clocks:
         self.syncs = 0
         self.sync_s = 0.0
         self.poll_s = 0.0
+        self.gc_s = 0.0
+        self._gc_t = 0.0
+
+    def time_gc(self) -> None:
+        """Time Python's cyclic garbage collector (its callbacks fire as each collection
+        starts and stops): host work no profiler frame shows."""
+        import gc
+        import time
+
+        def timed(phase: str, info: dict[str, Any]) -> None:
+            if phase == "start":
+                self._gc_t = time.perf_counter()
+            else:
+                self.gc_s += time.perf_counter() - self._gc_t
+        gc.callbacks.append(timed)
 
     def wrap_syncs(self) -> None:
         """Time os.fdatasync and os.fsync (storage.files calls them through `os.`)."""
@@ -110,7 +125,7 @@ class Clocks:
     def line(self) -> str:
         import time
         return (f"bench-stats t={time.monotonic():.4f} syncs={self.syncs} "
-                f"sync_s={self.sync_s:.4f} poll_s={self.poll_s:.4f}")
+                f"sync_s={self.sync_s:.4f} poll_s={self.poll_s:.4f} gc_s={self.gc_s:.4f}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,6 +148,7 @@ def main(argv: list[str] | None = None) -> int:
 
     clocks = Clocks()
     clocks.wrap_syncs()
+    clocks.time_gc()
 
     def start(reactor: Any) -> Any:
         clocks.wrap_poller(reactor)
