@@ -122,6 +122,8 @@ class PublicDeal:
         self.decks: list[list[bytes]] = [initial_deck(self.deck_id, self.n_cards)]
         self.pass_entries: list[int] = []           # log index of each pass, in order
         self.published: list[dict[int, bytes]] = [{} for _ in range(self.n_cards)]
+        self.keys_version = 0
+        """Raised whenever `published` gains a key: a cache of what is still owed keys on it."""
         self.sealed: dict[tuple[int, int, int], int] = {}   # (pos, sender, to) → log index
         self.public_cards: dict[int, int] = {}      # positions shown face up → card
         self.seeds: dict[int, bytes] = {}
@@ -429,6 +431,7 @@ class PublicDeal:
         elif mtype == "release":
             for pos, key in zip(msg["positions"], msg["keys"]):
                 self.published[pos][seat] = key
+            self.keys_version += 1
         elif mtype == "sealed":
             for pos in msg["positions"]:
                 self.sealed[(pos, seat, msg["to"])] = index
@@ -437,6 +440,7 @@ class PublicDeal:
                 for s, key in zip(self.missing_keys(pos), ks):
                     self.published[pos][s] = key
                 self.public_cards[pos] = card
+            self.keys_version += 1
         elif mtype == "alarm":
             self.alarms.append(index)
         elif mtype == "abandon":

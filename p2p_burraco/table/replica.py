@@ -181,10 +181,13 @@ class HandReplica:
 
     def _open(self) -> tuple[list[int], list[int]]:
         """(positions whose keys may still be owed, public positions not yet decoded), kept
-        until the log or the audience changes: what `due` and the move's gate look at, so a
-        step costs what the few open positions cost, not the whole deck."""
+        until a move changes the audience, a key is published or a card is decoded face up
+        (nothing else changes them): what `due` and the move's gate look at, so a step costs
+        what the few open positions cost, not the whole deck. Between two moves a position
+        can only leave both lists (keys and faces are only ever added), so a release
+        re-checks the open positions alone."""
         deal = self.deal
-        key = (self._token, len(deal.log), len(deal.public_cards))
+        key = (self._token, deal.keys_version, len(deal.public_cards))
         cache = self._open_cache
         if cache is not None and cache[0] == key:
             return cache[1], cache[2]
@@ -193,7 +196,8 @@ class HandReplica:
         owed: list[int] = []
         pending: list[int] = []
         audience = self.audience_all()
-        for p in self._entitled():
+        same_audience = cache is not None and cache[0][0] == self._token
+        for p in cache[1] if same_audience else self._entitled():
             a = audience[p]
             if a == everyone:
                 if p not in public:
