@@ -106,11 +106,9 @@ class HandIndex:
         return tuple([by_code[c][k] for c, k in spec])
 
 
-def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace_to_ace: bool,
-               run_max: int) -> list[Spec]:
-    """Runs of one suit, longest first, from the counts of its ranks (1..13) and of the wild
-    cards (WILD_CODES order): every window of slots with at most one gap or end filled by a
-    wild, with a free wild typed first and last (both placements offered)."""
+def _suit_slots(suit: int, counts: tuple[int, ...]) -> dict[int, int]:
+    """The slots (1..14) the suit's naturals can stand at, each with its face code: an ace
+    at both 1 and 14."""
     slots: dict[int, int] = {}
     for r in range(1, 14):
         if counts[r - 1]:
@@ -120,12 +118,22 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
                 slots[14] = c
             else:
                 slots[r] = c
-    if sum(1 for s in slots if s != 14) < 2:
-        return []
+    return slots
+
+
+def _suit_have(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...]) -> dict[int, int]:
+    """How many copies of each face (the suit's, and the wild cards) a run may use."""
     have = {c: n for c, n in zip(WILD_CODES, wcounts) if n}
     for r in range(1, 14):
         if counts[r - 1]:
             have[r * 4 + suit] = counts[r - 1]
+    return have
+
+
+def _window_runs(slots: dict[int, int], have: dict[int, int], ace_to_ace: bool, run_max: int
+                 ) -> list[tuple[int, Spec]]:
+    """Every window of the present `slots` with at most one gap or end filled by a wild, as
+    (length, spec) in window order (lowest first slot, then shortest)."""
     wilds = [w for w in WILD_CODES if w in have]
     found: list[tuple[int, Spec]] = []
     present = sorted(slots)
@@ -169,8 +177,36 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
                 else:
                     found.append((len(picked) + 1, (wp, *picked)))
                     found.append((len(picked) + 1, (*picked, wp)))
+    return found
+
+
+def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace_to_ace: bool,
+               run_max: int) -> list[Spec]:
+    """Runs of one suit, longest first, from the counts of its ranks (1..13) and of the wild
+    cards (WILD_CODES order): every window of slots with at most one gap or end filled by a
+    wild, with a free wild typed first and last (both placements offered)."""
+    slots = _suit_slots(suit, counts)
+    if sum(1 for s in slots if s != 14) < 2:
+        return []
+    found = _window_runs(slots, _suit_have(suit, counts, wcounts), ace_to_ace, run_max)
     found.sort(key=lambda t: -t[0])
     return [spec for _, spec in found]
+
+
+def _clusters(slots: dict[int, int]) -> list[list[int]]:
+    """The present slots in groups no run crosses (two slots three or more apart cannot be in
+    one run: a single wild fills one gap), groups of one slot left out (no run there)."""
+    out: list[list[int]] = []
+    group: list[int] = []
+    for s in sorted(slots):
+        if group and s - group[-1] >= 3:
+            if len(group) > 1:
+                out.append(group)
+            group = []
+        group.append(s)
+    if len(group) > 1:
+        out.append(group)
+    return out
 
 
 def _rank_sets(present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
@@ -305,6 +341,9 @@ old + new cards) and the codes of the meld's faces afterwards."""
 
 
 _NO_WILDS = (0, 0, 0, 0, 0)
+_OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(
+    (lambda n, s=s: tuple(n if i == s + 1 else 0 for i in range(5))) for s in range(4))
+"""Wild counts (WILD_CODES order) holding only suit s's own 2, `n` copies."""
 
 
 def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object]
@@ -331,7 +370,11 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
                  ) -> Iterator[tuple[Spec, MeldOption]]:
     """`meld_candidates` (as specs of `idx`), each with its checked option; those the meld
     rules refuse are left out. Memoized per suit (runs) and per rank (sets); `memo` is
-    `table(rules)` when the caller has it."""
+    `table(rules)` when the caller has it.
+
+    A suit's runs are memoized twice: on the suit's whole content (what a position asks) and,
+    behind that, per *cluster* (`_cluster_options`), so a suit held in a combination not seen
+    before is solved from groups that were."""
     if memo is None:
         memo = table(rules)
     counts = idx.counts
@@ -341,9 +384,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         key = ("runs+", suit, ranks, wcounts)
         opts = memo.get(key)
         if opts is None:
-            opts = memo[key] = _checked(
-                _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals), rules,
-                memo)
+            opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, memo)
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
@@ -362,6 +403,33 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         yield from opts  # type: ignore[misc]
 
 
+def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
+                     rules: RuleSet, memo: dict[object, object]
+                     ) -> list[tuple[Spec, MeldOption]]:
+    """The runs of one suit with these counts (`_suit_runs`' order), each with its checked
+    option, solved per cluster: a run never crosses two missing slots, so the suit's present
+    slots fall into groups solved alone (and memoized: a hand with many cards of one suit
+    rarely repeats, its clusters do), merged by length (a stable sort keeps the order)."""
+    slots = _suit_slots(suit, counts)
+    groups = _clusters(slots)
+    if not groups:
+        return []
+    have = _suit_have(suit, counts, wcounts)
+    parts: list[list[tuple[Spec, MeldOption]]] = []
+    for group in groups:
+        key = ("run-cluster", suit, tuple([(s, have[slots[s]]) for s in group]), wcounts)
+        opts = memo.get(key)
+        if opts is None:
+            found = _window_runs({s: slots[s] for s in group}, have, rules.ace_to_ace,
+                                 rules.run_max_naturals)
+            found.sort(key=lambda t: -t[0])
+            opts = memo[key] = _checked([spec for _, spec in found], rules, memo)
+        parts.append(opts)  # type: ignore[arg-type]
+    if len(parts) == 1:
+        return parts[0]
+    return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
+
+
 def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,
                    rules: RuleSet, memo: dict[object, object] | None = None
                    ) -> list[AttachOption]:
@@ -369,15 +437,19 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
     same order. Memoized on the meld and the hand's cards that could touch it (its suit or
     rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
     wcounts: tuple[int, ...]
+    # Once a meld holds a wild card no other wild card can join it (attach_candidates offers
+    # none): only a run's own 2, standing natural at slot 2, still counts among the wilds.
     if arr.kind == "set":
         rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
-        wcounts = idx.wild_ones
+        wcounts = idx.wild_ones if arr.wild is None else _NO_WILDS
     else:
         lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
         s = suit_index(cast(Suit, arr.suit))
         rel = tuple([(c, n) for c, n in idx.suit_items[s]
                      if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
         wcounts = idx.suit_wilds[s]
+        if arr.wild is not None and wcounts != _NO_WILDS:
+            wcounts = _OWN_TWO[s](wcounts[s + 1] if lo <= 2 else 0)
     if not rel and wcounts == _NO_WILDS:
         return []
     key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, wcounts)

@@ -338,14 +338,25 @@ class BurracoHand:
         for m in self.team_melds(team):
             if replace and m.id in replace:
                 items.append(replace[m.id])
-            else:
-                items.append(([self.face(p) for p in m.positions], m.arrangement()))
+            elif self._meld_class(m) in (("pulito",) if need_clean else ("pulito", "semipuro",
+                                                                          "sporco")):
+                return True
         items += extra or []
         for cards, arr in items:
             cls = classify(cards, arr, self.rules)
             if cls is not None and (not need_clean or cls == "pulito"):
                 return True
         return False
+
+    def _meld_class(self, m: MeldState) -> str | None:
+        """`classify` of a meld on the table, kept on the meld until it changes (copies share
+        a meld until then): the closing checks ask it for every meld at every near-end step."""
+        cached = m.__dict__.get("_class")
+        if cached is not None and cached[0] is m.positions:
+            return cast("str | None", cached[1])
+        cls = classify([self.face(p) for p in m.positions], m.arrangement(), self.rules)
+        m.__dict__["_class"] = (m.positions, cls)
+        return cls
 
     # ------------------------------------------------------------------ legality
     def legal_kinds(self, seat: Seat) -> tuple[str, ...]:
