@@ -20,7 +20,16 @@ from typing import cast
 from ..base import Pos
 from ..cards import Card, Suit
 from .melds import Arrangement, MeldError
-from .memo import WILD_CODES, attach_codes, code, new_meld_codes, suit_index, table
+from .memo import (
+    WILD_CODES,
+    attach_run_quiet,
+    attach_set_quiet,
+    code,
+    new_meld_codes,
+    new_run_quiet,
+    suit_index,
+    table,
+)
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
@@ -346,24 +355,34 @@ _OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(
 """Wild counts (WILD_CODES order) holding only suit s's own 2, `n` copies."""
 
 
-def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object]
-             ) -> list[tuple[Spec, MeldOption]]:
+def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
+             suit: int | None = None) -> list[tuple[Spec, MeldOption]]:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
-    accept both the typed and the placed order."""
+    accept both the typed and the placed order. `suit`: the candidates are runs of that suit
+    (asked once for all suits, see memo.new_run_quiet)."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
-        try:
-            arr = new_meld_codes(rules, tuple([c for c, _ in spec]), memo)
-        except MeldError:
+        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit)
+        if arr is None:
             continue
         placed = tuple([spec[i] for i in arr.order])
         if placed != spec:
-            try:
-                arr = new_meld_codes(rules, tuple([c for c, _ in placed]), memo)
-            except MeldError:  # a placed order is a valid typing: kept for safety
+            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit)
+            if arr is None:  # a placed order is a valid typing: kept for safety
                 continue
         out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
     return out
+
+
+def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
+             suit: int | None) -> Arrangement | None:
+    """The placement of a new meld typed as `codes`, or None if the meld rules refuse it."""
+    if suit is not None:
+        return new_run_quiet(rules, codes, suit, memo)
+    try:
+        return new_meld_codes(rules, codes, memo)
+    except MeldError:
+        return None
 
 
 def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | None = None
@@ -423,7 +442,7 @@ def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...
             found = _window_runs({s: slots[s] for s in group}, have, rules.ace_to_ace,
                                  rules.run_max_naturals)
             found.sort(key=lambda t: -t[0])
-            opts = memo[key] = _checked([spec for _, spec in found], rules, memo)
+            opts = memo[key] = _checked([spec for _, spec in found], rules, memo, suit)
         parts.append(opts)  # type: ignore[arg-type]
     if len(parts) == 1:
         return parts[0]
@@ -466,11 +485,12 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
         found: list[AttachOption] = []
         for cand, end in attach_candidates(sub, arr, rules):
             spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
-            try:
-                arr2 = attach_codes(rules, meld_codes, arr, tuple([c for c, _ in spec]), end,
-                                    memo)
-            except MeldError:
+            new = tuple([c for c, _ in spec])
+            got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
+                rules, meld_codes, arr, new, end, memo)
+            if got is None:
                 continue
+            arr2 = got
             allc = list(meld_codes) + [c for c, _ in spec]
             found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
         opts = memo[key] = found
