@@ -397,7 +397,10 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
     if memo is None:
         memo = table(rules)
     counts = idx.counts
+    suit_items = idx.suit_items
     for suit in range(4):
+        if len(suit_items[suit]) < 2:   # a run needs two natural slots of its suit
+            continue
         ranks = tuple(idx.run_counts[4 + suit::4])
         wcounts = idx.suit_wilds[suit]
         key = ("runs+", suit, ranks, wcounts)
