@@ -10,6 +10,7 @@ These are invariants of the generator, not rules: they name no rule id.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -34,8 +35,11 @@ from p2p_burraco.games.burraco.movegen import (
     _rank_sets,
     _suit_runs,
     attach_candidates,
+    attach_options,
+    touch_mask,
 )
 from p2p_burraco.games.burraco.rules import PRESETS, RuleSet
+from p2p_burraco.games.cards import parse_cards
 
 CODES = [0, *range(4, 56)]
 hands = st.lists(st.sampled_from(CODES), min_size=3, max_size=16)
@@ -98,7 +102,8 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
                                                  variant: str) -> None:
     """Property: `new_run_quiet`, `attach_run_quiet` and `attach_set_quiet` (asked once for
     all suits, or by a set's pattern of wilds) answer every candidate as arrange_new and
-    arrange_attach do, on melds laid from one random hand and cards from another."""
+    arrange_attach do, on melds laid from one random hand and cards from another; and a meld
+    `touch_mask` says the other hand cannot touch has no attach option from it."""
     rules = PRESETS[variant]
     table: dict[object, object] = {}
     idx = _index(codes)
@@ -122,9 +127,12 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
     sub: dict[int, list[int]] = {}
     for pos, c in enumerate(more):
         sub.setdefault(c, []).append(pos)
+    hand2 = _index(more)
     for old, arr in melds[:12]:
         norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
                            None if arr.wild is None else arr.order.index(arr.wild))
+        if not hand2.mask & touch_mask(norm):   # the generator skips the meld: rightly
+            assert attach_options(hand2, old, norm, rules, {}) == []
         quiet = attach_run_quiet if arr.kind == "run" else attach_set_quiet
         for cand, end in attach_candidates(sub, norm, rules):
             new = tuple(more[p] for p in cand)
@@ -151,3 +159,30 @@ def test_a_full_memo_table_forgets_its_older_half() -> None:
     finally:
         table.clear()
         table.update(saved)
+
+
+MELDS = ["5h 6h 7h", "5h 6h JK 8h 9h", "Ah 2h 3h", "Qh Kh Ah", "3s 4s 2c", "Ks Kd Kc",
+         "Ks Kd JK", "10d Jd Qd Kd", "5h 6h JK", "JK 5h 6h", "Jd Qd 2s"]
+
+
+@pytest.mark.parametrize("variant", sorted(PRESETS))
+def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> None:
+    """Every face `touch_mask` leaves out of a meld, held alone or twice, has no attach
+    option on it (the generator skips such melds without asking `attach_options`)."""
+    rules = PRESETS[variant]
+    table: dict[object, object] = {}
+    for text in MELDS:
+        faces = parse_cards(text)
+        try:
+            arr = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
+        except MeldError:
+            continue
+        old = tuple(memo.code(faces[i]) for i in arr.order)
+        norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
+                           None if arr.wild is None else arr.order.index(arr.wild))
+        touch = touch_mask(norm)
+        for c in CODES:
+            if touch >> c & 1:
+                continue
+            for held in ([c], [c, c]):
+                assert attach_options(_index(held), old, norm, rules, table) == [], (text, c)

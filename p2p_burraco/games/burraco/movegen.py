@@ -44,6 +44,7 @@ class HandIndex:
     __slots__ = (
         "by_code",
         "counts",
+        "mask",
         "rank_items",
         "run_counts",
         "suit_items",
@@ -64,7 +65,9 @@ class HandIndex:
         capped = [0] * 56
         suit_items: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
         rank_items: dict[int, list[tuple[int, int]]] = {}
+        mask = 0
         for c, ps in by_code.items():
+            mask |= 1 << c
             n = counts[c] = len(ps)
             if c > 3:
                 capped[c] = 1 if n == 1 or c >= 12 else 2
@@ -81,6 +84,7 @@ class HandIndex:
             if c > 3:
                 suit_items[c & 3].append((c, capped[c] if c >= 8 else 1))
         self.counts = counts
+        self.mask = mask          # bit c set: the hand holds face code c
         self.run_counts = capped
         w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
         # Which wilds a meld of one suit can use: any one copy of each, and the suit's own 2
@@ -450,6 +454,27 @@ def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...
     if len(parts) == 1:
         return parts[0]
     return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
+
+
+_WILD_MASK = sum(1 << w for w in WILD_CODES)
+
+
+def touch_mask(arr: Arrangement) -> int:
+    """The face codes (as bits) that could join a meld of this arrangement, a superset of
+    what `attach_options` looks at: a set's rank, a run's suit within two slots of its ends
+    (an ace near either end), and the wild cards while the meld holds none (once it holds
+    one, a run's own 2 at slot 2 only). A hand holding none of them attaches nothing."""
+    if arr.kind == "set":
+        mask = sum(1 << (arr.start * 4 + s) for s in range(4))
+        return mask | (_WILD_MASK if arr.wild is None else 0)
+    s = suit_index(cast(Suit, arr.suit))
+    lo, hi = arr.start - 2, arr.end + 2
+    mask = sum(1 << (r * 4 + s) for r in range(max(lo, 1), min(hi, 13) + 1))
+    if lo <= 1 or hi >= 14:
+        mask |= 1 << (4 + s)
+    if arr.wild is None:
+        mask |= _WILD_MASK
+    return mask
 
 
 def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,

@@ -42,7 +42,7 @@ from .melds import (
     is_wild,
 )
 from .memo import CODE_CARD
-from .movegen import HandIndex, attach_options, meld_candidates, meld_options
+from .movegen import HandIndex, attach_options, meld_candidates, meld_options, touch_mask
 from .rules import RuleSet
 
 Pending = list[tuple[list[Card], Arrangement]] | None
@@ -475,11 +475,14 @@ class BurracoHand:
             mpos = m.positions
             cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
             if cached is not None and cached[0] is mpos:
-                mcodes, marr = cached[1], cached[2]
+                mcodes, marr, touch = cached[1], cached[2], cached[3]
             else:
                 mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
                 marr = m.arrangement()
-                m.__dict__["_codes"] = (mpos, mcodes, marr)
+                touch = touch_mask(marr)
+                m.__dict__["_codes"] = (mpos, mcodes, marr, touch)
+            if not idx.mask & touch:  # no card of the hand could touch this meld
+                continue
             done: set[tuple[int, ...]] = set()
             for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table):
                 if k2 in done:
