@@ -110,6 +110,22 @@ class HandIndex:
         return cls(by_code)
 
     @classmethod
+    def of_known(cls, positions: Sequence[Pos], known: Sequence[int | None],
+                 code_of: Sequence[int]) -> HandIndex:
+        """`of_codes` for a hand whose card ids are `known[pos]` and whose face codes are
+        `code_of[card id]` (the hand state's tables): no call per card. TypeError if a card
+        of the hand is not known."""
+        by_code: dict[int, list[Pos]] = {}
+        for pos in positions:
+            c = code_of[known[pos]]  # type: ignore[index]
+            ps = by_code.get(c)
+            if ps is None:
+                by_code[c] = [pos]
+            else:
+                ps.append(pos)
+        return cls(by_code)
+
+    @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
         faces = {p: code(card) for p, card in hand}
         return cls.of_codes([p for p, _ in hand], faces.__getitem__)
@@ -416,9 +432,9 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         return
     wilds = tuple([w for w in WILD_CODES if counts[w]])
     rank_items = idx.rank_items
-    for rank in (1, *range(3, 14)):
-        got = rank_items.get(rank)
-        if got is None or (len(got) == 1 and got[0][1] < 2):
+    for rank in sorted(rank_items):   # ace, then 3 to king (2s are wild, never a set)
+        got = rank_items[rank]
+        if len(got) == 1 and got[0][1] < 2:
             continue
         present = tuple(got)
         key2 = ("sets+", present, wilds)

@@ -425,7 +425,7 @@ class BurracoHand:
         cid_code = self._codes
         mine = self.hands[seat]
         try:
-            idx = HandIndex.of_codes(mine, lambda p: cid_code[known[p]])  # type: ignore[index]
+            idx = HandIndex.of_known(mine, known, cid_code)
         except TypeError:  # a None: a card of that hand this replica has not been shown
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
         rules = self.rules
