@@ -9,6 +9,9 @@ Incremental by construction: the runs of one suit depend only on that suit's car
 cards in hand, the sets of one rank only on that rank's cards and the wilds. Those lists are
 computed once per distinct content (as (face code, copy) pairs, see memo.py) and only mapped
 back to this hand's positions afterwards, so a draw or a discard recomputes at most one suit.
+A suit's content not seen before is solved per cluster of nearby ranks (`_cluster_options`),
+the meld rules are asked once for all four suits (memo.new_run_quiet, memo.attach_run_quiet),
+and a meld none of whose touchable faces (`touch_mask`) the hand holds is not asked at all.
 """
 
 from __future__ import annotations
