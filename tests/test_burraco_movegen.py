@@ -165,10 +165,22 @@ MELDS = ["5h 6h 7h", "5h 6h JK 8h 9h", "Ah 2h 3h", "Qh Kh Ah", "3s 4s 2c", "Ks K
          "Ks Kd JK", "10d Jd Qd Kd", "5h 6h JK", "JK 5h 6h", "Jd Qd 2s"]
 
 
+def _refused(old: tuple[int, ...], norm: Arrangement, new: list[int], rules: RuleSet) -> bool:
+    for end in (None, "low", "high"):
+        try:
+            arrange_attach(_faces(old), norm, _faces(tuple(new)), rules, end)
+        except MeldError:
+            continue
+        return False
+    return True
+
+
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> None:
     """Every face `touch_mask` leaves out of a meld, held alone or twice, has no attach
-    option on it (the generator skips such melds without asking `attach_options`)."""
+    option on it (the generator skips such melds without asking `attach_options`), and the
+    meld rules themselves refuse it, alone or with any wild card when the meld holds one
+    (why `attach_options` drops wilds that cannot join such a meld)."""
     rules = PRESETS[variant]
     table: dict[object, object] = {}
     for text in MELDS:
@@ -186,3 +198,7 @@ def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> N
                 continue
             for held in ([c], [c, c]):
                 assert attach_options(_index(held), old, norm, rules, table) == [], (text, c)
+            assert _refused(old, norm, [c], rules), (text, c)
+            if norm.wild is not None:
+                for w in memo.WILD_CODES:
+                    assert _refused(old, norm, [c, w], rules), (text, c, w)
