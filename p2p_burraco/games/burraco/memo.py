@@ -14,6 +14,7 @@ a hand is also a row of 56 counts and one suit's ranks are a slice of it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from itertools import islice
 from typing import cast
 
 from ..cards import FRENCH_SUITS, JOKER, Card, Suit
@@ -30,9 +31,11 @@ for _r in range(1, 14):
 _CODE_OF: dict[Card, int] = {c: i for i, c in enumerate(CODE_CARD) if c is not None}
 WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
 MAX_ENTRIES = 8192
-"""A table this full starts again: ~600 bytes an entry, so at most ~5 MB per rule set. A
-host runs the engine for every table it serves; 60,000 entries (36 MB) showed as +85 KB of host
-RSS a hand at 100 tables (`bench host`), for ~2 % of `bench engine`'s speed."""
+"""A table this full forgets its older half: ~600 bytes an entry, so at most ~5 MB per rule
+set. A host runs the engine for every table it serves; 60,000 entries (36 MB) showed as +85 KB
+of host RSS a hand at 100 tables (`bench host`), for ~2 % of `bench engine`'s speed. Forgetting
+the older half (insertion order) instead of everything keeps what the current hands keep
+asking, for the same bound."""
 
 
 def code(card: Card) -> int:
@@ -72,7 +75,8 @@ def table(rules: RuleSet) -> dict[object, object]:
         _TABLES[id(rules)] = entry
     memo = entry[1]
     if len(memo) > MAX_ENTRIES:
-        memo.clear()
+        for k in list(islice(memo, len(memo) // 2)):
+            del memo[k]
     return memo
 
 
@@ -124,3 +128,82 @@ def _cached(memo: dict[object, object], key: object,
     if isinstance(hit, MeldError):
         raise MeldError(hit.key, hit.message)
     return hit  # type: ignore[return-value]
+
+
+# ----------------------------------------------------------------------------------------
+# one suit for all: what move generation asks about runs
+
+def _to_suit0(codes: tuple[int, ...], suit: int) -> tuple[int, ...]:
+    """The faces of a run of suit index `suit` as the run rules see them: its suit renamed
+    the first one, and a 2 of another suit as the joker (in this run it can only be wild,
+    and the run rules tell wild cards apart only by whether one is natural somewhere)."""
+    return tuple([0 if c < 4 or (8 <= c <= 11 and c != 8 + suit)
+                  else (c & ~3) | ((c - suit) & 3) for c in codes])
+
+
+def _resuited(arr: Arrangement, suit: int) -> Arrangement:
+    return arr if arr.suit is None else Arrangement(arr.kind, arr.order, arr.start,
+                                                    FRENCH_SUITS[suit], arr.wild)
+
+
+def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,
+                  memo: dict[object, object]) -> Arrangement | None:
+    """`new_meld_codes` of a candidate run of suit index `suit` (None where it raises),
+    memoized once for all four suits: the meld rules treat every suit alike, so the faces
+    are renamed into the first suit and the answer renamed back. Only for move generation:
+    a refusal's message (which names cards) is not kept."""
+    key = ("new~", _to_suit0(codes, suit))
+    hit = memo.get(key)
+    if hit is None:
+        faces = [cast(Card, CODE_CARD[c]) for c in key[1]]
+        try:
+            hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
+        except MeldError:
+            hit = False
+        memo[key] = hit
+    return None if hit is False else _resuited(cast(Arrangement, hit), suit)
+
+
+def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
+                     new: tuple[int, ...], wild_end: str | None, memo: dict[object, object]
+                     ) -> Arrangement | None:
+    """`attach_codes` onto a run (None where it raises), memoized once for all four suits as
+    `new_run_quiet` is."""
+    suit = _SUIT_INDEX[cast(Suit, old_arr.suit)]
+    k = ("attach~", _to_suit0(old, suit), old_arr.start, old_arr.wild, old_arr.order,
+         _to_suit0(new, suit), wild_end)
+    hit = memo.get(k)
+    if hit is None:
+        arr0 = Arrangement(old_arr.kind, old_arr.order, old_arr.start, FRENCH_SUITS[0],
+                           old_arr.wild)
+        try:
+            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in k[1]], arr0,
+                                 [cast(Card, CODE_CARD[c]) for c in k[5]], rules, wild_end)
+        except MeldError:
+            hit = False
+        memo[k] = hit
+    return None if hit is False else _resuited(cast(Arrangement, hit), suit)
+
+
+def _wild_code(c: int) -> bool:
+    return c == 0 or 8 <= c <= 11
+
+
+def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
+                     new: tuple[int, ...], wild_end: str | None, memo: dict[object, object]
+                     ) -> Arrangement | None:
+    """`attach_codes` onto a set (None where it raises), memoized on what a set's placement
+    depends on: its rank, which of its cards and of the new ones are wild, and whether each
+    new natural is of its rank (suits never matter to a set, nor does a word on the end)."""
+    rank = old_arr.start
+    k = ("attach-set~", rank, tuple([_wild_code(c) for c in old]),
+         tuple([2 if _wild_code(c) else int(c >> 2 == rank) for c in new]))
+    hit = memo.get(k)
+    if hit is None:
+        try:
+            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in old], old_arr,
+                                 [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end)
+        except MeldError:
+            hit = False
+        memo[k] = hit
+    return None if hit is False else cast(Arrangement, hit)

@@ -9,6 +9,9 @@ Incremental by construction: the runs of one suit depend only on that suit's car
 cards in hand, the sets of one rank only on that rank's cards and the wilds. Those lists are
 computed once per distinct content (as (face code, copy) pairs, see memo.py) and only mapped
 back to this hand's positions afterwards, so a draw or a discard recomputes at most one suit.
+A suit's content not seen before is solved per cluster of nearby ranks (`_cluster_options`),
+the meld rules are asked once for all four suits (memo.new_run_quiet, memo.attach_run_quiet),
+and a meld none of whose touchable faces (`touch_mask`) the hand holds is not asked at all.
 """
 
 from __future__ import annotations
@@ -20,7 +23,16 @@ from typing import cast
 from ..base import Pos
 from ..cards import Card, Suit
 from .melds import Arrangement, MeldError
-from .memo import WILD_CODES, attach_codes, code, new_meld_codes, suit_index, table
+from .memo import (
+    WILD_CODES,
+    attach_run_quiet,
+    attach_set_quiet,
+    code,
+    new_meld_codes,
+    new_run_quiet,
+    suit_index,
+    table,
+)
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
@@ -35,6 +47,7 @@ class HandIndex:
     __slots__ = (
         "by_code",
         "counts",
+        "mask",
         "rank_items",
         "run_counts",
         "suit_items",
@@ -55,7 +68,9 @@ class HandIndex:
         capped = [0] * 56
         suit_items: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
         rank_items: dict[int, list[tuple[int, int]]] = {}
+        mask = 0
         for c, ps in by_code.items():
+            mask |= 1 << c
             n = counts[c] = len(ps)
             if c > 3:
                 capped[c] = 1 if n == 1 or c >= 12 else 2
@@ -72,6 +87,7 @@ class HandIndex:
             if c > 3:
                 suit_items[c & 3].append((c, capped[c] if c >= 8 else 1))
         self.counts = counts
+        self.mask = mask          # bit c set: the hand holds face code c
         self.run_counts = capped
         w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
         # Which wilds a meld of one suit can use: any one copy of each, and the suit's own 2
@@ -97,6 +113,22 @@ class HandIndex:
         return cls(by_code)
 
     @classmethod
+    def of_known(cls, positions: Sequence[Pos], known: Sequence[int | None],
+                 code_of: Sequence[int]) -> HandIndex:
+        """`of_codes` for a hand whose card ids are `known[pos]` and whose face codes are
+        `code_of[card id]` (the hand state's tables): no call per card. TypeError if a card
+        of the hand is not known."""
+        by_code: dict[int, list[Pos]] = {}
+        for pos in positions:
+            c = code_of[known[pos]]  # type: ignore[index]
+            ps = by_code.get(c)
+            if ps is None:
+                by_code[c] = [pos]
+            else:
+                ps.append(pos)
+        return cls(by_code)
+
+    @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
         faces = {p: code(card) for p, card in hand}
         return cls.of_codes([p for p, _ in hand], faces.__getitem__)
@@ -106,11 +138,9 @@ class HandIndex:
         return tuple([by_code[c][k] for c, k in spec])
 
 
-def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace_to_ace: bool,
-               run_max: int) -> list[Spec]:
-    """Runs of one suit, longest first, from the counts of its ranks (1..13) and of the wild
-    cards (WILD_CODES order): every window of slots with at most one gap or end filled by a
-    wild, with a free wild typed first and last (both placements offered)."""
+def _suit_slots(suit: int, counts: tuple[int, ...]) -> dict[int, int]:
+    """The slots (1..14) the suit's naturals can stand at, each with its face code: an ace
+    at both 1 and 14."""
     slots: dict[int, int] = {}
     for r in range(1, 14):
         if counts[r - 1]:
@@ -120,12 +150,22 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
                 slots[14] = c
             else:
                 slots[r] = c
-    if sum(1 for s in slots if s != 14) < 2:
-        return []
+    return slots
+
+
+def _suit_have(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...]) -> dict[int, int]:
+    """How many copies of each face (the suit's, and the wild cards) a run may use."""
     have = {c: n for c, n in zip(WILD_CODES, wcounts) if n}
     for r in range(1, 14):
         if counts[r - 1]:
             have[r * 4 + suit] = counts[r - 1]
+    return have
+
+
+def _window_runs(slots: dict[int, int], have: dict[int, int], ace_to_ace: bool, run_max: int
+                 ) -> list[tuple[int, Spec]]:
+    """Every window of the present `slots` with at most one gap or end filled by a wild, as
+    (length, spec) in window order (lowest first slot, then shortest)."""
     wilds = [w for w in WILD_CODES if w in have]
     found: list[tuple[int, Spec]] = []
     present = sorted(slots)
@@ -169,8 +209,36 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
                 else:
                     found.append((len(picked) + 1, (wp, *picked)))
                     found.append((len(picked) + 1, (*picked, wp)))
+    return found
+
+
+def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace_to_ace: bool,
+               run_max: int) -> list[Spec]:
+    """Runs of one suit, longest first, from the counts of its ranks (1..13) and of the wild
+    cards (WILD_CODES order): every window of slots with at most one gap or end filled by a
+    wild, with a free wild typed first and last (both placements offered)."""
+    slots = _suit_slots(suit, counts)
+    if sum(1 for s in slots if s != 14) < 2:
+        return []
+    found = _window_runs(slots, _suit_have(suit, counts, wcounts), ace_to_ace, run_max)
     found.sort(key=lambda t: -t[0])
     return [spec for _, spec in found]
+
+
+def _clusters(slots: dict[int, int]) -> list[list[int]]:
+    """The present slots in groups no run crosses (two slots three or more apart cannot be in
+    one run: a single wild fills one gap), groups of one slot left out (no run there)."""
+    out: list[list[int]] = []
+    group: list[int] = []
+    for s in sorted(slots):
+        if group and s - group[-1] >= 3:
+            if len(group) > 1:
+                out.append(group)
+            group = []
+        group.append(s)
+    if len(group) > 1:
+        out.append(group)
+    return out
 
 
 def _rank_sets(present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
@@ -305,53 +373,71 @@ old + new cards) and the codes of the meld's faces afterwards."""
 
 
 _NO_WILDS = (0, 0, 0, 0, 0)
+_OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(
+    (lambda n, s=s: tuple(n if i == s + 1 else 0 for i in range(5))) for s in range(4))
+"""Wild counts (WILD_CODES order) holding only suit s's own 2, `n` copies."""
 
 
-def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object]
-             ) -> list[tuple[Spec, MeldOption]]:
+def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
+             suit: int | None = None) -> list[tuple[Spec, MeldOption]]:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
-    accept both the typed and the placed order."""
+    accept both the typed and the placed order. `suit`: the candidates are runs of that suit
+    (asked once for all suits, see memo.new_run_quiet)."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
-        try:
-            arr = new_meld_codes(rules, tuple([c for c, _ in spec]), memo)
-        except MeldError:
+        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit)
+        if arr is None:
             continue
         placed = tuple([spec[i] for i in arr.order])
         if placed != spec:
-            try:
-                arr = new_meld_codes(rules, tuple([c for c, _ in placed]), memo)
-            except MeldError:  # a placed order is a valid typing: kept for safety
+            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit)
+            if arr is None:  # a placed order is a valid typing: kept for safety
                 continue
         out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
     return out
+
+
+def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
+             suit: int | None) -> Arrangement | None:
+    """The placement of a new meld typed as `codes`, or None if the meld rules refuse it."""
+    if suit is not None:
+        return new_run_quiet(rules, codes, suit, memo)
+    try:
+        return new_meld_codes(rules, codes, memo)
+    except MeldError:
+        return None
 
 
 def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | None = None
                  ) -> Iterator[tuple[Spec, MeldOption]]:
     """`meld_candidates` (as specs of `idx`), each with its checked option; those the meld
     rules refuse are left out. Memoized per suit (runs) and per rank (sets); `memo` is
-    `table(rules)` when the caller has it."""
+    `table(rules)` when the caller has it.
+
+    A suit's runs are memoized twice: on the suit's whole content (what a position asks) and,
+    behind that, per *cluster* (`_cluster_options`), so a suit held in a combination not seen
+    before is solved from groups that were."""
     if memo is None:
         memo = table(rules)
     counts = idx.counts
+    suit_items = idx.suit_items
     for suit in range(4):
+        if len(suit_items[suit]) < 2:   # a run needs two natural slots of its suit
+            continue
         ranks = tuple(idx.run_counts[4 + suit::4])
         wcounts = idx.suit_wilds[suit]
         key = ("runs+", suit, ranks, wcounts)
         opts = memo.get(key)
         if opts is None:
-            opts = memo[key] = _checked(
-                _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals), rules,
-                memo)
+            opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, memo)
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
     wilds = tuple([w for w in WILD_CODES if counts[w]])
     rank_items = idx.rank_items
-    for rank in (1, *range(3, 14)):
-        got = rank_items.get(rank)
-        if got is None or (len(got) == 1 and got[0][1] < 2):
+    for rank in sorted(rank_items):   # ace, then 3 to king (2s are wild, never a set)
+        got = rank_items[rank]
+        if len(got) == 1 and got[0][1] < 2:
             continue
         present = tuple(got)
         key2 = ("sets+", present, wilds)
@@ -362,6 +448,54 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         yield from opts  # type: ignore[misc]
 
 
+def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
+                     rules: RuleSet, memo: dict[object, object]
+                     ) -> list[tuple[Spec, MeldOption]]:
+    """The runs of one suit with these counts (`_suit_runs`' order), each with its checked
+    option, solved per cluster: a run never crosses two missing slots, so the suit's present
+    slots fall into groups solved alone (and memoized: a hand with many cards of one suit
+    rarely repeats, its clusters do), merged by length (a stable sort keeps the order)."""
+    slots = _suit_slots(suit, counts)
+    groups = _clusters(slots)
+    if not groups:
+        return []
+    have = _suit_have(suit, counts, wcounts)
+    parts: list[list[tuple[Spec, MeldOption]]] = []
+    for group in groups:
+        key = ("run-cluster", suit, tuple([(s, have[slots[s]]) for s in group]), wcounts)
+        opts = memo.get(key)
+        if opts is None:
+            found = _window_runs({s: slots[s] for s in group}, have, rules.ace_to_ace,
+                                 rules.run_max_naturals)
+            found.sort(key=lambda t: -t[0])
+            opts = memo[key] = _checked([spec for _, spec in found], rules, memo, suit)
+        parts.append(opts)  # type: ignore[arg-type]
+    if len(parts) == 1:
+        return parts[0]
+    return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
+
+
+_WILD_MASK = sum(1 << w for w in WILD_CODES)
+
+
+def touch_mask(arr: Arrangement) -> int:
+    """The face codes (as bits) that could join a meld of this arrangement, a superset of
+    what `attach_options` looks at: a set's rank, a run's suit within two slots of its ends
+    (an ace near either end), and the wild cards while the meld holds none (once it holds
+    one, a run's own 2 at slot 2 only). A hand holding none of them attaches nothing."""
+    if arr.kind == "set":
+        mask = sum(1 << (arr.start * 4 + s) for s in range(4))
+        return mask | (_WILD_MASK if arr.wild is None else 0)
+    s = suit_index(cast(Suit, arr.suit))
+    lo, hi = arr.start - 2, arr.end + 2
+    mask = sum(1 << (r * 4 + s) for r in range(max(lo, 1), min(hi, 13) + 1))
+    if lo <= 1 or hi >= 14:
+        mask |= 1 << (4 + s)
+    if arr.wild is None:
+        mask |= _WILD_MASK
+    return mask
+
+
 def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,
                    rules: RuleSet, memo: dict[object, object] | None = None
                    ) -> list[AttachOption]:
@@ -369,15 +503,19 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
     same order. Memoized on the meld and the hand's cards that could touch it (its suit or
     rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
     wcounts: tuple[int, ...]
+    # Once a meld holds a wild card no other wild card can join it (attach_candidates offers
+    # none): only a run's own 2, standing natural at slot 2, still counts among the wilds.
     if arr.kind == "set":
         rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
-        wcounts = idx.wild_ones
+        wcounts = idx.wild_ones if arr.wild is None else _NO_WILDS
     else:
         lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
         s = suit_index(cast(Suit, arr.suit))
         rel = tuple([(c, n) for c, n in idx.suit_items[s]
                      if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
         wcounts = idx.suit_wilds[s]
+        if arr.wild is not None and wcounts != _NO_WILDS:
+            wcounts = _OWN_TWO[s](wcounts[s + 1] if lo <= 2 else 0)
     if not rel and wcounts == _NO_WILDS:
         return []
     key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, wcounts)
@@ -394,11 +532,12 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
         found: list[AttachOption] = []
         for cand, end in attach_candidates(sub, arr, rules):
             spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
-            try:
-                arr2 = attach_codes(rules, meld_codes, arr, tuple([c for c, _ in spec]), end,
-                                    memo)
-            except MeldError:
+            new = tuple([c for c, _ in spec])
+            got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
+                rules, meld_codes, arr, new, end, memo)
+            if got is None:
                 continue
+            arr2 = got
             allc = list(meld_codes) + [c for c, _ in spec]
             found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
         opts = memo[key] = found

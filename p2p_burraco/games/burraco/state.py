@@ -42,7 +42,7 @@ from .melds import (
     is_wild,
 )
 from .memo import CODE_CARD
-from .movegen import HandIndex, attach_options, meld_candidates, meld_options
+from .movegen import HandIndex, attach_options, meld_candidates, meld_options, touch_mask
 from .rules import RuleSet
 
 Pending = list[tuple[list[Card], Arrangement]] | None
@@ -338,14 +338,25 @@ class BurracoHand:
         for m in self.team_melds(team):
             if replace and m.id in replace:
                 items.append(replace[m.id])
-            else:
-                items.append(([self.face(p) for p in m.positions], m.arrangement()))
+            elif self._meld_class(m) in (("pulito",) if need_clean else ("pulito", "semipuro",
+                                                                          "sporco")):
+                return True
         items += extra or []
         for cards, arr in items:
             cls = classify(cards, arr, self.rules)
             if cls is not None and (not need_clean or cls == "pulito"):
                 return True
         return False
+
+    def _meld_class(self, m: MeldState) -> str | None:
+        """`classify` of a meld on the table, kept on the meld until it changes (copies share
+        a meld until then): the closing checks ask it for every meld at every near-end step."""
+        cached = m.__dict__.get("_class")
+        if cached is not None and cached[0] is m.positions:
+            return cast("str | None", cached[1])
+        cls = classify([self.face(p) for p in m.positions], m.arrangement(), self.rules)
+        m.__dict__["_class"] = (m.positions, cls)
+        return cls
 
     # ------------------------------------------------------------------ legality
     def legal_kinds(self, seat: Seat) -> tuple[str, ...]:
@@ -414,7 +425,7 @@ class BurracoHand:
         cid_code = self._codes
         mine = self.hands[seat]
         try:
-            idx = HandIndex.of_codes(mine, lambda p: cid_code[known[p]])  # type: ignore[index]
+            idx = HandIndex.of_known(mine, known, cid_code)
         except TypeError:  # a None: a card of that hand this replica has not been shown
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
         rules = self.rules
@@ -464,11 +475,14 @@ class BurracoHand:
             mpos = m.positions
             cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
             if cached is not None and cached[0] is mpos:
-                mcodes, marr = cached[1], cached[2]
+                mcodes, marr, touch = cached[1], cached[2], cached[3]
             else:
                 mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
                 marr = m.arrangement()
-                m.__dict__["_codes"] = (mpos, mcodes, marr)
+                touch = touch_mask(marr)
+                m.__dict__["_codes"] = (mpos, mcodes, marr, touch)
+            if not idx.mask & touch:  # no card of the hand could touch this meld
+                continue
             done: set[tuple[int, ...]] = set()
             for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table):
                 if k2 in done:
