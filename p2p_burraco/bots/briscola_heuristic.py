@@ -45,12 +45,9 @@ from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play, beats, card_points, side_of, strength
 from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS, draw_order
 from ..games.cards import Card, CardId, Suit
+from ._briscola_fast import keep_value
 from ._seen import seen_id, unseen_ids
 
-# Value of a card kept for later, in card points: what spending it now gives up.
-_TRUMP_KEEP_BASE = 3.0      # any briscola is a future trick
-_TRUMP_KEEP_PER_STRENGTH = 0.7
-_PLAIN_KEEP_PER_STRENGTH = 0.15
 # Search settings.
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
@@ -176,10 +173,7 @@ class HeuristicBot:
 
     # --- heuristic ---------------------------------------------------------------------
     def _keep(self, table: _Table, card: Card) -> float:
-        """What a card is worth kept in hand rather than played now."""
-        if card.suit == table.trump:
-            return _TRUMP_KEEP_BASE + _TRUMP_KEEP_PER_STRENGTH * strength(card)
-        return _PLAIN_KEEP_PER_STRENGTH * strength(card)
+        return keep_value(card, table.trump)
 
     def _score(self, table: _Table, play: Play) -> float:
         state, seat, n = table.state, table.seat, table.n
