@@ -1,21 +1,21 @@
-"""A compact Briscola simulator for searching bots: cards as small ints, hands as bitmasks.
+"""A compact head-to-head Briscola simulator for the expert: cards as small ints, hands as
+bitmasks.
 
-The expert searches thousands of deals of the cards its seat has not seen; engine objects
-(and even lists of `Card`) cost too much for that. Everything here is tabulated once per
-decision from the engine's own `beats`, `card_points` and `draw_order`, so no rule is
-re-invented: a trick is taken by the card that `beats` the best so far [BRISCOLA-14], the winner
-draws first [BRISCOLA-16], nothing is drawn once the stock is spent [BRISCOLA-17], and under
+The expert searches hundreds of deals of the cards its seat has not seen per move; engine
+objects (and even lists of `Card`) cost too much for that. Card facts are tabulated once per
+decision from the engine's own `beats` and `card_points`, so no rule is re-invented: a trick is
+taken by the card that `beats` the one led [BRISCOLA-14], its winner draws first and the other
+seat second [BRISCOLA-16], nothing is drawn once the stock is spent [BRISCOLA-17], and under
 vinco subito the trick that reaches the side's target ends the smazzata [BRISCOLA-21].
 
-Two tools, both over one *deal* (every hand and the stock order fixed, i.e. perfect
+Two tools, both over one *deal* (both hands and the stock order fixed, i.e. perfect
 information):
 
-- `Solver2.value` — head to head, the exact minimax value of a position (alpha-beta with a
-  transposition table keyed by the two hands as bitmasks, who leads, the card led and the
-  searcher's points);
-- `Tables.rollout` — any seat count, the smazzata played out by a quick, sensible policy on every
-  seat (the rollout policy of the Monte Carlo search), handing over to `Solver2` for the last
-  tricks head to head.
+- `Solver2` — the exact minimax value of a position (alpha-beta with a transposition table
+  keyed by the two hands as bitmasks, the cards drawn, who leads, the card led and the points);
+- `Tables.rollout2` — the smazzata played out with the heuristic bot's own choice on both
+  seats (`Tables.heuristic_pick`, the same numbers as `HeuristicBot._score`), handing over to
+  `Solver2` for the last tricks as the heuristic does.
 
 The value of an ending is the searcher's margin (its side's points minus the other side's)
 plus `WIN_BONUS` for winning the smazzata (minus for losing it): 60–60 is worth 0.
@@ -24,11 +24,10 @@ plus `WIN_BONUS` for winning the smazzata (minus for losing it): 60–60 is wort
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 
 from ..games.briscola import beats, card_points, side_of, strength
-from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS, draw_order
+from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS
 from ..games.cards import Card, Suit
 
 WIN_BONUS = 40
@@ -68,8 +67,8 @@ def mask_of(cards: Sequence[int]) -> int:
 
 
 class Tables:
-    """Per-decision constants: card points, who beats whom, rollout preferences, and the
-    searching seat's view of the end (`final`)."""
+    """Per-decision constants of a head-to-head smazzata: card points, who beats whom, the
+    heuristic's numbers, and the searching seat's view of the end (`final`)."""
 
     def __init__(self, deck: Sequence[Card], trump: Suit, n_seats: int, me: int,
                  stop_at: tuple[int, int] | None, trump_card: int = -1) -> None:
@@ -79,22 +78,15 @@ class Tables:
         self.pts = [card_points(c) for c in deck]
         st = [strength(c) for c in deck]
         is_trump = [c.suit == trump for c in deck]
-        self.is_trump = is_trump
         # beat[a][b]: card a, played after b, takes the trick from it (the engine's `beats`)
         self.beat = [[beats(a, b, trump) for b in deck] for a in deck]
         self.beaten_by = [mask_of([a for a in range(len(deck)) if self.beat[a][b]])
                           for b in range(len(deck))]
         self.stop_at = stop_at
         self.side = [side_of(s) for s in range(n_seats)]
-        self.order = [draw_order(w, n_seats) for w in range(n_seats)]
-        # rollout preferences, lower = rather play it:
-        #   cheap: a liscio before a figure before a carico, a plain suit before a briscola
-        #   load: a carico of a plain suit first (to a partner's sure trick)
-        #   take: the cheapest winner (points, then strength)
+        # the solver tries leads cheapest first: a liscio, a figure, a carico; briscole last
         self.k_cheap = [(p > 0) * 1000 + t * 500 + p * 20 + s
                         for p, t, s in zip(self.pts, is_trump, st)]
-        self.k_load = [t * 1000 - p * 20 + s for p, t, s in zip(self.pts, is_trump, st)]
-        self.k_take = [t * 200 + p * 20 + s for p, t, s in zip(self.pts, is_trump, st)]
         # the heuristic's numbers: value kept, higher cards of the same suit, hypergeometric
         self.keep = [keep_value(c, trump) for c in deck]
         self.higher = [[a for a in range(len(deck)) if deck[a].suit == deck[b].suit
@@ -114,80 +106,6 @@ class Tables:
         if mine * 2 < TOTAL_POINTS:
             return margin - WIN_BONUS
         return margin
-
-    # --- the rollout policy ----------------------------------------------------------------
-    def pick(self, hand: list[int], trick: list[int], seats: list[int], seat: int,
-             rng: random.Random | None, noise: float) -> int:
-        """The quick policy's card for `seat`: lead the cheapest card; following, load a
-        partner's trick when last, take a trick with points (or a carico to be saved) with the
-        cheapest card that does — in suit before a briscola, a briscola only for 10+ points —
-        else throw the cheapest. With chance `noise` (opponents of the searcher only) a random
-        card instead: real players slip, and assuming they never do makes a search timid."""
-        if noise and rng is not None and self.side[seat] != self.me and rng.random() < noise:
-            return hand[int(rng.random() * len(hand))]
-        cheap = self.k_cheap
-        if not trick:
-            return min(hand, key=cheap.__getitem__)
-        beat, pts = self.beat, self.pts
-        best_i = 0
-        for i in range(1, len(trick)):
-            if beat[trick[i]][trick[best_i]]:
-                best_i = i
-        best = trick[best_i]
-        last = len(trick) == self.n - 1
-        if self.side[seats[best_i]] == self.side[seat]:
-            if last:
-                return min(hand, key=self.k_load.__getitem__)
-            return min(hand, key=cheap.__getitem__)
-        on_table = sum(pts[c] for c in trick)
-        winners = [c for c in hand if beat[c][best]]
-        plain = [c for c in winners if not self.is_trump[c]]
-        if plain and (on_table > 0 or any(pts[c] > 0 for c in plain)):
-            if last:   # the asso "strozza": the most points that still take it
-                return max(plain, key=lambda c: (pts[c], -self.k_take[c]))
-            return min(plain, key=self.k_take.__getitem__)
-        if winners and on_table >= (6 if last else 10):
-            return min(winners, key=self.k_take.__getitem__)
-        return min(hand, key=cheap.__getitem__)
-
-    def rollout(self, hands: list[list[int]], stock: list[int], trick: list[int],
-                seats: list[int], to_move: int, points: Sequence[int],
-                rng: random.Random | None = None, noise: float = 0.0,
-                solve_at: int = 0) -> int:
-        """Play one deal out with the quick policy from a position and return the searcher's
-        value. `trick`/`seats`: the cards on the table and who played them; `stock`: the draw
-        order, the face-up briscola last. Head to head, once a trick is complete and the stock
-        holds at most `solve_at` cards the rest is solved exactly (`Solver2`). Consumes the
-        lists it is given."""
-        n, beat, pts, side = self.n, self.beat, self.pts, self.side
-        pts_side = list(points)
-        seat = to_move
-        while True:
-            if len(trick) == n:
-                best_i = 0
-                for i in range(1, n):
-                    if beat[trick[i]][trick[best_i]]:
-                        best_i = i
-                winner = seats[best_i]
-                sd = side[winner]
-                pts_side[sd] += sum(pts[c] for c in trick)
-                if self.stop_at is not None and pts_side[sd] >= self.stop_at[sd]:
-                    return self.final(pts_side[self.me], pts_side[1 - self.me], sd)
-                if stock:
-                    for s in self.order[winner]:
-                        hands[s].append(stock.pop(0))
-                if not hands[winner]:
-                    return self.final(pts_side[self.me], pts_side[1 - self.me], None)
-                trick, seats, seat = [], [], winner
-                if n == 2 and len(stock) <= solve_at:
-                    return Solver2(self, stock).value(mask_of(hands[0]), mask_of(hands[1]),
-                                                      winner, -1, pts_side[0], pts_side[1])
-            c = self.pick(hands[seat], trick, seats, seat, rng, noise)
-            hands[seat].remove(c)
-            trick.append(c)
-            seats.append(seat)
-            seat = (seat + 1) % n
-
 
     # --- head to head: the heuristic bot's own choice, on bitmasks --------------------------
     def heuristic_pick(self, hand: list[int], opp_hand: list[int], led: int, gone: int) -> int:

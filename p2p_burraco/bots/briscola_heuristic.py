@@ -92,6 +92,13 @@ class _Table:
 
     def __post_init__(self) -> None:
         self._unseen_set = frozenset(self.unseen)
+        # read once, not once per sampled deal: the seat's own cards, and the face-up
+        # briscola if it is still the last card of the stock
+        own = [seen_id(self.state, self.seat, p) for p in self.state.hand(self.seat)]
+        self.own: list[CardId] = [c for c in own if c is not None]
+        in_stock = not HeuristicBot._trump_drawn(self.state)
+        self.trump_in_stock = seen_id(self.state, self.seat, self.state.trump_pos) \
+            if in_stock else None
 
     def beaters(self, best: Card, among: Sequence[CardId]) -> list[CardId]:
         return [c for c in among if beats(self.card(c), best, self.trump)]
@@ -131,12 +138,17 @@ class HeuristicBot:
     def _playout_choice(self, table: _Table, plays: list[Play]) -> Play:
         """Sample deals of the unseen cards (hidden hand slots, then the stock in a random
         order, the face-up briscola last) and play each candidate out with the quick policy;
-        the card with the best average wins, the rule-of-thumb score breaking near ties."""
-        search = _Search(table, self.rng)
+        the card with the best average wins, the rule-of-thumb score breaking near ties.
+        Every candidate of a deal meets the same opponents' slips (one noise seed per deal,
+        drawn from the bot's rng): the comparison then measures the card, not the luck."""
+        noise = random.Random()
+        search = _Search(table, noise)
         totals = [0.0] * len(plays)
         for _ in range(self.playouts):
             hands, stock = self._random_deal(table)
+            seed = self.rng.getrandbits(32)
             for i, play in enumerate(plays):
+                noise.seed(seed)
                 totals[i] += search.rollout_after_play(hands, stock, play.card)
         scored = [(totals[i] / self.playouts + _PRIOR_WEIGHT * self._score(table, a), -i, a)
                   for i, a in enumerate(plays)]
@@ -248,19 +260,15 @@ class HeuristicBot:
 
     def _deal(self, table: _Table, give: dict[Seat, list[CardId]], stock_order: list[CardId]
               ) -> tuple[list[list[CardId]], list[CardId]]:
-        state, seat = table.state, table.seat
         hands: list[list[CardId]] = []
         for s in range(table.n):
-            if s == seat:
-                ids = [seen_id(state, seat, p) for p in state.hand(s)]
-                hands.append([c for c in ids if c is not None])
+            if s == table.seat:
+                hands.append(list(table.own))
             else:
                 hands.append(list(table.known_in_hand[s]) + give.get(s, []))
         stock = list(stock_order)
-        if not self._trump_drawn(state):
-            trump_id = seen_id(state, seat, state.trump_pos)
-            assert trump_id is not None
-            stock.append(trump_id)
+        if table.trump_in_stock is not None:
+            stock.append(table.trump_in_stock)
         return hands, stock
 
     def _search_choice(self, table: _Table, plays: list[Play],
@@ -305,6 +313,7 @@ class _Search:
         # tabulated once per decision so the playouts stay quick)
         self.beat = [[beats(a, b, self.trump) for b in self.card] for a in self.card]
         self.side = [side_of(s) for s in range(self.n)]
+        self.order = [draw_order(w, self.n) for w in range(self.n)]
         # playout preferences as sortable numbers (lower = rather play it, for k_cheap/k_take)
         self.k_cheap = [(p > 0) * 1000 + t * 500 + p * 20 + s
                         for p, t, s in zip(self.pts, self.is_trump, self.st)]
@@ -335,6 +344,7 @@ class _Search:
         cheap, load, take, strozzo = self.k_cheap, self.k_load, self.k_take, self.k_strozzo
         trump = self.is_trump
         me = self.me
+        order = self.order
         noise = _OPP_NOISE if self.rng is not None else 0.0
         rand = self.rng.random if self.rng is not None else None
         hands = [list(h) for h in hands]
@@ -356,7 +366,7 @@ class _Search:
                 points[sd] += on_table
                 if self.stop_at is not None and points[sd] >= self.stop_at[sd]:
                     return self._final(points, stopped_by=sd)
-                for s_ in draw_order(best_seat, n):
+                for s_ in order[best_seat]:
                     if stock:
                         hands[s_].append(stock.pop(0))
                 if not hands[best_seat]:
@@ -412,7 +422,7 @@ class _Search:
         if stock:
             hands = [list(h) for h in hands]
             stock = list(stock)
-            for s_ in draw_order(winner, self.n):
+            for s_ in self.order[winner]:
                 if stock:
                     hands[s_].append(stock.pop(0))
         if not any(hands):
