@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2p_burraco.bots._briscola_fast import Solver2, Tables, mask_of
-from p2p_burraco.bots.briscola_expert import ExpertBot
+from p2p_burraco.bots.briscola_expert import ExpertBot, _clear
 from p2p_burraco.bots.briscola_heuristic import HeuristicBot, _Search, _Table
 from p2p_burraco.games.briscola import Play
 from p2p_burraco.games.cards import DeckKind, make_deck
@@ -132,3 +132,16 @@ def test_expert_is_reproducible_from_its_seed_and_think() -> None:
     first = _expert_log(3, disturb=False)
     assert first == _expert_log(3, disturb=True)
     assert len(first) == 40 and any(n > 2 for _, _, n in first)
+
+
+@pytest.mark.parametrize("rows,clear,why", [
+    ([[10.0, 0.0, 2.0]] * 48, True, "one card better on every deal"),
+    ([[5.0, 5.0]] * 48, True, "the same on every deal: more deals tell nothing"),
+    ([[40.0, 0.0], [-40.0, 0.0]] * 24, False, "better on average 0, noisy: keep searching"),
+    ([[3.0 + (i % 3), 0.0 + 6 * (i % 2)] for i in range(48)], False, "ahead, not by 3 errors"),
+])
+def test_early_stop_only_when_one_card_is_clearly_best(rows: list[list[float]], clear: bool,
+                                                       why: str) -> None:
+    """The expert stops before its budget only when the values themselves say so (paired
+    differences over the same deals): the stop never depends on the clock."""
+    assert _clear(rows) is clear, why
