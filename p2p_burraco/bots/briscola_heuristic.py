@@ -185,6 +185,7 @@ class HeuristicBot:
 
     # --- heuristic ---------------------------------------------------------------------
     def _keep(self, table: _Table, card: Card) -> float:
+        """What a card is worth kept in hand rather than played now (`keep_value`)."""
         return keep_value(card, table.trump)
 
     def _score(self, table: _Table, play: Play) -> float:
