@@ -1,36 +1,50 @@
-"""The expert Briscola bot: the heuristic's counting and rules of thumb, with deals sampled
-from the seat's view and searched perfectly (perfect-information Monte Carlo).
+"""The expert Briscola bot: deals sampled from the seat's view, every candidate card searched
+on each deal (perfect-information Monte Carlo), on a compact simulator (`_briscola_fast`).
 
-- **Head to head**, once the stock is down to `SEARCH_2P_STOCK` cards: deals of the unseen
-  cards (the opponent's hand, the stock order, the face-up briscola last) are sampled and each
-  candidate card is searched to the end of the smazzata with alpha-beta on every deal (the
-  heuristic's `_Search`); the best total wins. Earlier, the heuristic's playouts decide, with
-  as many sampled deals as the budget buys (the heuristic alone plays rules of thumb there:
-  its 80 playouts measured worse; a thousand and more measured 56 % against it over 100
-  games, within the noise); with two cards or fewer to draw every deal is enumerated.
+- **Head to head**, with at most `_EXACT_2P_STOCK` cards to draw every lie of the unseen cards
+  is enumerated; up to `SOLVE_2P_STOCK` cards each sampled deal is solved exactly
+  (alpha-beta, `Solver2`); earlier each candidate is played out on each deal by the quick
+  policy (`Tables.rollout`) until the stock is down to `TAIL_2P_STOCK` cards, and the rest is
+  solved exactly. The candidate with the best total over the deals wins (the heuristic's rule
+  of thumb breaks near ties).
 - **Pairs**: the heuristic's playouts, with as many sampled deals as the budget buys, and the
   sampled exact search once the stock is spent.
 
 Deals come only from what the seat has seen (`_seen.unseen_ids` through the heuristic's
 `_read`), so the real hidden cards are never read. The number of deals comes from the time
-budget (`_think.Budget`): a seed and a `--think` reproduce a game.
+budget (`_think.Budget`, a fixed cost per deal at each stock size), and the search stops sooner,
+by a rule on the values alone, once one card is clearly best: a seed and a `--think`
+reproduce a game.
 """
 
 from __future__ import annotations
 
+import math
 import random
 
 from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play
+from ._briscola_fast import Solver2, Tables, mask_of
+from ._seen import seen_id
 from ._think import DEFAULT_THINK, Budget
-from .briscola_heuristic import _EXACT_2P_STOCK, HeuristicBot, _Search
+from .briscola_heuristic import _EXACT_2P_STOCK, HeuristicBot, _Table
 
-SEARCH_2P_STOCK = 8          # head to head: sampled exact search from this many stock cards
-COST_2P_DEAL_AT_4 = 0.003    # seconds per deal searched (all candidates) with 4 stock cards;
-                             # each 2 more cards cost 4 times as much (measured: 6 → 11 ms,
-                             # 8 → 44 ms)
-COST_PLAYOUT = 0.00015       # seconds per playout deal (all candidates), measured
-COST_4P_SAMPLE = 0.003       # seconds per deal searched once the stock is spent, measured
+SOLVE_2P_STOCK = 8           # head to head: each sampled deal solved exactly from this stock
+TAIL_2P_STOCK = 2            # earlier: rollouts hand over to the exact solver at this stock
+PRIOR_WEIGHT = 0.25          # the rule-of-thumb score beside the search's average
+# Seconds per deal (all candidates), measured on the developers' machine: the solver's cost
+# grows about 4 times per 2 stock cards (4 cards: 1.5 ms; 8: 20 ms); rollouts with their exact
+# tail cost about the same at any stock.
+COST_2P_SOLVE_AT_4 = 0.0015
+COST_2P_SOLVE_GROWTH = 4.0
+COST_2P_ROLLOUT = 0.0019
+COST_PLAYOUT = 0.00015       # pairs: seconds per playout deal (all candidates), measured
+COST_4P_SAMPLE = 0.003       # pairs: seconds per deal searched once the stock is spent
+# Early stop: from this many deals on, every `_CHECK_EVERY`, stop once the leading card's
+# paired advantage over every other is this many standard errors.
+_MIN_DEALS = 48
+_CHECK_EVERY = 16
+_CLEAR_Z = 3.0
 
 
 class ExpertBot(HeuristicBot):
@@ -52,31 +66,84 @@ class ExpertBot(HeuristicBot):
             return super().choose(state, seat)
         table = self._read(state, seat)
         stock = state.stock_count
-        if table.n == 2 and _EXACT_2P_STOCK < stock <= SEARCH_2P_STOCK:
-            budget = Budget(self.think, COST_2P_DEAL_AT_4 * 4 ** ((stock - 4) / 2))
-            return self._sampled_search(table, plays, budget)
-        if table.n == 2 and stock > SEARCH_2P_STOCK:
-            self.playouts = self.last_iterations = Budget(self.think, COST_PLAYOUT).iterations
-            return self._playout_choice(table, plays)
-        if table.n == 4:
-            self.playouts = Budget(self.think, COST_PLAYOUT).iterations
-            self.samples = Budget(self.think, COST_4P_SAMPLE).iterations
-            self.last_iterations = self.samples if stock == 0 else self.playouts
+        if table.n == 2:
+            return self._head_to_head(table, plays)
+        self.playouts = Budget(self.think, COST_PLAYOUT).iterations
+        self.samples = Budget(self.think, COST_4P_SAMPLE).iterations
+        self.last_iterations = self.samples if stock == 0 else self.playouts
         return super().choose(state, seat)
 
-    def _sampled_search(self, table: object, plays: list[Play], budget: Budget) -> Play:
-        """Alpha-beta on each sampled deal (the heuristic's `_Search`), totals per card."""
-        search = _Search(table)  # type: ignore[arg-type]
-        totals = [0.0] * len(plays)
-        done = 0
-        for _ in range(budget.iterations):
-            if budget.out_of_time(done):
+    # --- head to head ----------------------------------------------------------------------
+    def _head_to_head(self, table: _Table, plays: list[Play]) -> Play:
+        state = table.state
+        stock = state.stock_count
+        trump_card = seen_id(state, table.seat, state.trump_pos)
+        assert trump_card is not None     # the briscola is face up from the deal
+        tables = Tables(state.deck, table.trump, 2, table.seat, state.stop_at, trump_card)
+        led = table.trick[0][1] if table.trick else -1
+        leader = state.leader
+        p0, p1 = table.points
+        cards = [a.card for a in plays]
+        seat = table.seat
+
+        gone = mask_of([c for _, c in table.trick])     # every card played is face up
+        for trick in state.tricks:
+            for _, pos in trick.plays:
+                cid = seen_id(state, seat, pos)
+                if cid is None:
+                    raise RuntimeError(f"a played card (position {pos}) is not known here")
+                gone |= 1 << cid
+
+        def values(hands: list[list[int]], order: list[int]) -> list[float]:
+            if stock <= SOLVE_2P_STOCK:
+                solver = Solver2(tables, order)
+                m0, m1 = mask_of(hands[0]), mask_of(hands[1])
+                return [float(solver.after_play(m0, m1, leader, led, p0, p1, c)) for c in cards]
+            return [float(tables.rollout2([list(h) for h in hands], list(order), leader, led,
+                                          (p0, p1), gone, c, solve_at=TAIL_2P_STOCK))
+                    for c in cards]
+
+        if stock <= _EXACT_2P_STOCK:
+            rows = [values(h, o) for h, o in self._exact_deals(table)]
+            self.last_iterations = len(rows)
+            return self._best(table, plays, rows)
+        if stock <= SOLVE_2P_STOCK:
+            cost = COST_2P_SOLVE_AT_4 * COST_2P_SOLVE_GROWTH ** ((stock - 4) / 2)
+        else:
+            cost = COST_2P_ROLLOUT
+        budget = Budget(self.think, cost)
+        rows = []
+        for i in range(budget.iterations):
+            if budget.out_of_time(i):
                 break
-            hands, stock = self._random_deal(table)  # type: ignore[arg-type]
-            for i, play in enumerate(plays):
-                totals[i] += search.after_play(hands, stock, play.card)
-            done += 1
-        self.last_iterations = done
-        scored = [(totals[i] / done + 0.25 * self._score(table, a), -i, a)  # type: ignore[arg-type]
+            if i >= _MIN_DEALS and i % _CHECK_EVERY == 0 and _clear(rows):
+                break
+            rows.append(values(*self._random_deal(table)))
+        self.last_iterations = len(rows)
+        return self._best(table, plays, rows)
+
+    def _best(self, table: _Table, plays: list[Play], rows: list[list[float]]) -> Play:
+        """The card with the best average over the deals, plus a little of the rule of thumb
+        (it only matters between cards the search finds about equal)."""
+        n = max(1, len(rows))
+        scored = [(sum(r[i] for r in rows) / n + PRIOR_WEIGHT * self._score(table, a), -i, a)
                   for i, a in enumerate(plays)]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
+
+
+def _clear(rows: list[list[float]]) -> bool:
+    """Is one card ahead of every other by `_CLEAR_Z` standard errors of the paired
+    differences (the same deals for every card)? Values only: the stop is reproducible."""
+    n = len(rows)
+    k = len(rows[0])
+    means = [sum(r[i] for r in rows) / n for i in range(k)]
+    lead = max(range(k), key=means.__getitem__)
+    for j in range(k):
+        if j == lead:
+            continue
+        diffs = [r[lead] - r[j] for r in rows]
+        mean = sum(diffs) / n
+        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+        if mean <= _CLEAR_Z * math.sqrt(var / n) and (mean or var):
+            return False    # not clearly behind, yet not the same on every deal either
+    return True

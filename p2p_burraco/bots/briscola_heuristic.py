@@ -45,12 +45,9 @@ from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play, beats, card_points, side_of, strength
 from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS, draw_order
 from ..games.cards import Card, CardId, Suit
+from ._briscola_fast import keep_value
 from ._seen import seen_id, unseen_ids
 
-# Value of a card kept for later, in card points: what spending it now gives up.
-_TRUMP_KEEP_BASE = 3.0      # any briscola is a future trick
-_TRUMP_KEEP_PER_STRENGTH = 0.7
-_PLAIN_KEEP_PER_STRENGTH = 0.15
 # Search settings.
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
@@ -95,6 +92,13 @@ class _Table:
 
     def __post_init__(self) -> None:
         self._unseen_set = frozenset(self.unseen)
+        # read once, not once per sampled deal: the seat's own cards, and the face-up
+        # briscola if it is still the last card of the stock
+        own = [seen_id(self.state, self.seat, p) for p in self.state.hand(self.seat)]
+        self.own: list[CardId] = [c for c in own if c is not None]
+        in_stock = not HeuristicBot._trump_drawn(self.state)
+        self.trump_in_stock = seen_id(self.state, self.seat, self.state.trump_pos) \
+            if in_stock else None
 
     def beaters(self, best: Card, among: Sequence[CardId]) -> list[CardId]:
         return [c for c in among if beats(self.card(c), best, self.trump)]
@@ -134,12 +138,17 @@ class HeuristicBot:
     def _playout_choice(self, table: _Table, plays: list[Play]) -> Play:
         """Sample deals of the unseen cards (hidden hand slots, then the stock in a random
         order, the face-up briscola last) and play each candidate out with the quick policy;
-        the card with the best average wins, the rule-of-thumb score breaking near ties."""
-        search = _Search(table, self.rng)
+        the card with the best average wins, the rule-of-thumb score breaking near ties.
+        Every candidate of a deal meets the same opponents' slips (one noise seed per deal,
+        drawn from the bot's rng): the comparison then measures the card, not the luck."""
+        noise = random.Random()
+        search = _Search(table, noise)
         totals = [0.0] * len(plays)
         for _ in range(self.playouts):
             hands, stock = self._random_deal(table)
+            seed = self.rng.getrandbits(32)
             for i, play in enumerate(plays):
+                noise.seed(seed)
                 totals[i] += search.rollout_after_play(hands, stock, play.card)
         scored = [(totals[i] / self.playouts + _PRIOR_WEIGHT * self._score(table, a), -i, a)
                   for i, a in enumerate(plays)]
@@ -176,10 +185,8 @@ class HeuristicBot:
 
     # --- heuristic ---------------------------------------------------------------------
     def _keep(self, table: _Table, card: Card) -> float:
-        """What a card is worth kept in hand rather than played now."""
-        if card.suit == table.trump:
-            return _TRUMP_KEEP_BASE + _TRUMP_KEEP_PER_STRENGTH * strength(card)
-        return _PLAIN_KEEP_PER_STRENGTH * strength(card)
+        """What a card is worth kept in hand rather than played now (`keep_value`)."""
+        return keep_value(card, table.trump)
 
     def _score(self, table: _Table, play: Play) -> float:
         state, seat, n = table.state, table.seat, table.n
@@ -254,19 +261,15 @@ class HeuristicBot:
 
     def _deal(self, table: _Table, give: dict[Seat, list[CardId]], stock_order: list[CardId]
               ) -> tuple[list[list[CardId]], list[CardId]]:
-        state, seat = table.state, table.seat
         hands: list[list[CardId]] = []
         for s in range(table.n):
-            if s == seat:
-                ids = [seen_id(state, seat, p) for p in state.hand(s)]
-                hands.append([c for c in ids if c is not None])
+            if s == table.seat:
+                hands.append(list(table.own))
             else:
                 hands.append(list(table.known_in_hand[s]) + give.get(s, []))
         stock = list(stock_order)
-        if not self._trump_drawn(state):
-            trump_id = seen_id(state, seat, state.trump_pos)
-            assert trump_id is not None
-            stock.append(trump_id)
+        if table.trump_in_stock is not None:
+            stock.append(table.trump_in_stock)
         return hands, stock
 
     def _search_choice(self, table: _Table, plays: list[Play],
@@ -311,6 +314,7 @@ class _Search:
         # tabulated once per decision so the playouts stay quick)
         self.beat = [[beats(a, b, self.trump) for b in self.card] for a in self.card]
         self.side = [side_of(s) for s in range(self.n)]
+        self.order = [draw_order(w, self.n) for w in range(self.n)]
         # playout preferences as sortable numbers (lower = rather play it, for k_cheap/k_take)
         self.k_cheap = [(p > 0) * 1000 + t * 500 + p * 20 + s
                         for p, t, s in zip(self.pts, self.is_trump, self.st)]
@@ -341,6 +345,7 @@ class _Search:
         cheap, load, take, strozzo = self.k_cheap, self.k_load, self.k_take, self.k_strozzo
         trump = self.is_trump
         me = self.me
+        order = self.order
         noise = _OPP_NOISE if self.rng is not None else 0.0
         rand = self.rng.random if self.rng is not None else None
         hands = [list(h) for h in hands]
@@ -362,7 +367,7 @@ class _Search:
                 points[sd] += on_table
                 if self.stop_at is not None and points[sd] >= self.stop_at[sd]:
                     return self._final(points, stopped_by=sd)
-                for s_ in draw_order(best_seat, n):
+                for s_ in order[best_seat]:
                     if stock:
                         hands[s_].append(stock.pop(0))
                 if not hands[best_seat]:
@@ -418,7 +423,7 @@ class _Search:
         if stock:
             hands = [list(h) for h in hands]
             stock = list(stock)
-            for s_ in draw_order(winner, self.n):
+            for s_ in self.order[winner]:
                 if stock:
                     hands[s_].append(stock.pop(0))
         if not any(hands):
