@@ -110,7 +110,7 @@ class HeuristicBot:
         for _ in range(steps):
             if trial.is_over or trial.to_move != seat or not self._hand_known(trial, seat, ev):
                 break
-            step = self._best_meld(trial, seat, ev)
+            step = self.best_meld(trial, seat, ev)
             if step is None or step[1] <= value + MIN_GAIN:
                 break
             trial = step[2]
@@ -126,16 +126,18 @@ class HeuristicBot:
     # --- play phase ---------------------------------------------------------------------
     def _play(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
         stop = ev.margin(state)
-        step = self._best_meld(state, seat, ev)
+        step = self.best_meld(state, seat, ev)
         if step is not None and step[1] > stop + MIN_GAIN:
             return step[0]
         redraw = self._redraw(state, seat, ev)
         if redraw is not None:
             return redraw
-        return self._discard(state, seat, ev)
+        return self.discard(state, seat, ev)
 
-    def _best_meld(self, state: BurracoHand, seat: Seat, ev: Evaluator
-                   ) -> tuple[Action, float, BurracoHand] | None:
+    def best_meld(self, state: BurracoHand, seat: Seat, ev: Evaluator
+                  ) -> tuple[Action, float, BurracoHand] | None:
+        """The meld or attachment whose copy scores best, with that score and the copy (None
+        if there is none). Public: the expert weighs it against stopping."""
         best: tuple[Action, float, BurracoHand] | None = None
         for a in self._plays(state, seat):
             trial = state.copy()
@@ -175,7 +177,9 @@ class HeuristicBot:
     def _my_cards(state: BurracoHand, seat: Seat, ev: Evaluator) -> list[Card]:
         return [c for c in (ev.card(p) for p in state.hands[seat]) if c is not None]
 
-    def _discard(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
+    def discard(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
+        """The discard this bot makes when it melds nothing more now. Public: the expert
+        weighs stopping here against the heuristic's next meld."""
         discards = [a for a in state.legal_actions(seat) if isinstance(a, Discard)]
         if not discards:
             fallback = next(iter(state.legal_actions(seat)), None)
