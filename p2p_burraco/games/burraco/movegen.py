@@ -39,6 +39,23 @@ HandCards = Sequence[tuple[Pos, Card]]
 Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed order
 
 
+_WILD_FACTS: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {}
+
+
+def _wild_facts(w: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Which wilds a meld can use, from the hand's capped wild counts (WILD_CODES order): a
+    set any one copy of each; a run of suit s the same but its own 2 twice (natural at its
+    slot and wild elsewhere). Made once per combination (at most 3^5) and shared, since
+    every position would otherwise rebuild the same five tuples."""
+    got = _WILD_FACTS.get(w)
+    if got is None:
+        _, w1, w2, w3, w4 = w
+        o0, o1, o2, o3, o4 = ones = tuple([1 if x else 0 for x in w])
+        got = _WILD_FACTS[w] = (ones, ((o0, w1, o2, o3, o4), (o0, o1, w2, o3, o4),
+                                       (o0, o1, o2, w3, o4), (o0, o1, o2, o3, w4)))
+    return got
+
+
 class HandIndex:
     """A hand as positions per face code (first-seen order), counts per code, and the faces
     of each suit and of each rank as (code, count) in code order: everything the generators
@@ -90,12 +107,7 @@ class HandIndex:
         self.mask = mask          # bit c set: the hand holds face code c
         self.run_counts = capped
         w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
-        # Which wilds a meld of one suit can use: any one copy of each, and the suit's own 2
-        # twice (natural at its slot and wild elsewhere); a set uses one copy of each.
-        _, w1, w2, w3, w4 = w
-        o0, o1, o2, o3, o4 = self.wild_ones = tuple([1 if x else 0 for x in w])
-        self.suit_wilds = ((o0, w1, o2, o3, o4), (o0, o1, w2, o3, o4), (o0, o1, o2, w3, o4),
-                           (o0, o1, o2, o3, w4))
+        self.wild_ones, self.suit_wilds = _wild_facts(w)
         self.suit_items = suit_items
         self.rank_items = rank_items
 
