@@ -30,6 +30,7 @@ from .memo import (
     code,
     new_meld_codes,
     new_run_quiet,
+    new_set_quiet,
     suit_index,
     table,
 )
@@ -391,18 +392,19 @@ _OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(
 
 
 def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
-             suit: int | None = None) -> list[tuple[Spec, MeldOption]]:
+             suit: int | None = None, sets: bool = False) -> list[tuple[Spec, MeldOption]]:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
     accept both the typed and the placed order. `suit`: the candidates are runs of that suit
-    (asked once for all suits, see memo.new_run_quiet)."""
+    (asked once for all suits, see memo.new_run_quiet); `sets`: the candidates are sets
+    (asked once per rank and wild pattern, see memo.new_set_quiet)."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
-        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit)
+        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit, sets)
         if arr is None:
             continue
         placed = tuple([spec[i] for i in arr.order])
         if placed != spec:
-            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit)
+            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit, sets)
             if arr is None:  # a placed order is a valid typing: kept for safety
                 continue
         out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
@@ -410,10 +412,13 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
 
 
 def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
-             suit: int | None) -> Arrangement | None:
-    """The placement of a new meld typed as `codes`, or None if the meld rules refuse it."""
+             suit: int | None, sets: bool = False) -> Arrangement | None:
+    """The placement of a new meld typed as `codes`, or None if the meld rules refuse it.
+    `suit`: a run of that suit; `sets`: a set (`_rank_sets`' candidates)."""
     if suit is not None:
         return new_run_quiet(rules, codes, suit, memo)
+    if sets:
+        return new_set_quiet(rules, codes, memo)
     try:
         return new_meld_codes(rules, codes, memo)
     except MeldError:
@@ -456,7 +461,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         opts = memo.get(key2)
         if opts is None:
             opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
-                                         rules, memo)
+                                         rules, memo, sets=True)
         yield from opts  # type: ignore[misc]
 
 
