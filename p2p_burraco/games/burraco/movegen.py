@@ -254,18 +254,28 @@ def _clusters(slots: dict[int, int]) -> list[list[int]]:
     return out
 
 
+_SET_SHAPES: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+
+
+def _set_shapes(held: tuple[int, ...], set_max: int) -> list[tuple[int, ...]]:
+    """How many copies of each face held (`held`: copies per face) a set of naturals takes:
+    every choice of 2 to `set_max` cards, biggest first (ties in `product` order). Depends
+    on the counts only, so it is made once per shape (a few dozen shapes) and kept."""
+    got = _SET_SHAPES.get((held, set_max))
+    if got is None:
+        got = [counts for counts in product(*[range(n + 1) for n in held])
+               if 2 <= sum(counts) <= set_max]
+        got.sort(key=lambda t: -sum(t))
+        _SET_SHAPES[(held, set_max)] = got
+    return got
+
+
 def _rank_sets(present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
                set_max: int) -> list[Spec]:
     """Sets of one rank from its faces present (code, count) in first-seen order: every
     choice of copies (≥3, or ≥2 with one wild), biggest first."""
-    ranges = [range(n + 1) for _, n in present]
-    combos: list[Spec] = []
-    for counts in product(*ranges):
-        n = sum(counts)
-        if n < 2 or n > set_max:
-            continue
-        combos.append(tuple((c, k) for (c, _), m in zip(present, counts) for k in range(m)))
-    combos.sort(key=lambda t: -len(t))
+    combos = [tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
+              for counts in _set_shapes(tuple([n for _, n in present]), set_max)]
     out: list[Spec] = []
     for spec in combos:
         if len(spec) >= 3:
