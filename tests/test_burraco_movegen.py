@@ -1,8 +1,8 @@
 """Move generation's shortcuts give exactly what the meld rules give without them.
 
 The generator memoizes runs per cluster of a suit, asks the meld rules once for all suits (a
-run's faces renamed into one suit, another suit's 2 as the joker) and sets' attachments by
-their pattern of wild cards. Each property below compares one shortcut with the unmemoized
+run's faces renamed into one suit, another suit's 2 as the joker) and new sets and sets'
+attachments by their rank and pattern of wild cards. Each property below compares one shortcut with the unmemoized
 meld functions of melds.py on random hands, for every preset: the same options, in the same
 order, with the same placements (what keeps the perft counts and every rule id's verdict).
 These are invariants of the generator, not rules: they name no rule id.
@@ -27,6 +27,7 @@ from p2p_burraco.games.burraco.memo import (
     attach_run_quiet,
     attach_set_quiet,
     new_run_quiet,
+    new_set_quiet,
 )
 from p2p_burraco.games.burraco.movegen import (
     HandIndex,
@@ -100,10 +101,11 @@ def test_runs_by_cluster_equal_the_whole_suit(codes: list[int], variant: str) ->
 @given(codes=hands, more=hands, variant=presets)
 def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[int],
                                                  variant: str) -> None:
-    """Property: `new_run_quiet`, `attach_run_quiet` and `attach_set_quiet` (asked once for
-    all suits, or by a set's pattern of wilds) answer every candidate as arrange_new and
-    arrange_attach do, on melds laid from one random hand and cards from another; and a meld
-    `touch_mask` says the other hand cannot touch has no attach option from it."""
+    """Property: `new_run_quiet`, `new_set_quiet`, `attach_run_quiet` and `attach_set_quiet`
+    (asked once for all suits, or by a set's rank and pattern of wilds) answer every
+    candidate as arrange_new and arrange_attach do, on melds laid from one random hand and
+    cards from another; and a meld `touch_mask` says the other hand cannot touch has no
+    attach option from it."""
     rules = PRESETS[variant]
     table: dict[object, object] = {}
     idx = _index(codes)
@@ -122,6 +124,7 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
         for spec in _rank_sets(tuple(present), wilds, rules.set_max_naturals):
             typed = tuple(c for c, _ in spec)
             got = _new(rules, typed)
+            assert new_set_quiet(rules, typed, table) == got
             if got is not None and got.kind == "set":
                 melds.append((tuple(typed[i] for i in got.order), got))
     sub: dict[int, list[int]] = {}

@@ -185,6 +185,26 @@ def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
     return None if hit is False else _resuited(cast(Arrangement, hit), suit)
 
 
+def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]
+                  ) -> Arrangement | None:
+    """`new_meld_codes` of a candidate set (two or more naturals of one rank, any wild after
+    them; None where it raises), memoized on what a set's placement depends on: its rank
+    and which of its cards are wild (suits never matter to a set). Only for move
+    generation: a refusal's message is not kept."""
+    wilds = tuple([_wild_code(c) for c in codes])
+    rank = next(c >> 2 for c, w in zip(codes, wilds) if not w)
+    key = ("new-set~", rank, wilds)
+    hit = memo.get(key)
+    if hit is None:
+        faces = [cast(Card, CODE_CARD[c]) for c in codes]
+        try:
+            hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
+        except MeldError:
+            hit = False
+        memo[key] = hit
+    return None if hit is False else cast(Arrangement, hit)
+
+
 def _wild_code(c: int) -> bool:
     return c == 0 or 8 <= c <= 11
 

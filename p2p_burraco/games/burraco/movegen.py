@@ -30,6 +30,7 @@ from .memo import (
     code,
     new_meld_codes,
     new_run_quiet,
+    new_set_quiet,
     suit_index,
     table,
 )
@@ -37,6 +38,23 @@ from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
 Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed order
+
+
+_WILD_FACTS: dict[tuple[int, ...], tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]] = {}
+
+
+def _wild_facts(w: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+    """Which wilds a meld can use, from the hand's capped wild counts (WILD_CODES order): a
+    set any one copy of each; a run of suit s the same but its own 2 twice (natural at its
+    slot and wild elsewhere). Made once per combination (at most 3^5) and shared, since
+    every position would otherwise rebuild the same five tuples."""
+    got = _WILD_FACTS.get(w)
+    if got is None:
+        _, w1, w2, w3, w4 = w
+        o0, o1, o2, o3, o4 = ones = tuple([1 if x else 0 for x in w])
+        got = _WILD_FACTS[w] = (ones, ((o0, w1, o2, o3, o4), (o0, o1, w2, o3, o4),
+                                       (o0, o1, o2, w3, o4), (o0, o1, o2, o3, w4)))
+    return got
 
 
 class HandIndex:
@@ -90,12 +108,7 @@ class HandIndex:
         self.mask = mask          # bit c set: the hand holds face code c
         self.run_counts = capped
         w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
-        # Which wilds a meld of one suit can use: any one copy of each, and the suit's own 2
-        # twice (natural at its slot and wild elsewhere); a set uses one copy of each.
-        _, w1, w2, w3, w4 = w
-        o0, o1, o2, o3, o4 = self.wild_ones = tuple([1 if x else 0 for x in w])
-        self.suit_wilds = ((o0, w1, o2, o3, o4), (o0, o1, w2, o3, o4), (o0, o1, o2, w3, o4),
-                           (o0, o1, o2, o3, w4))
+        self.wild_ones, self.suit_wilds = _wild_facts(w)
         self.suit_items = suit_items
         self.rank_items = rank_items
 
@@ -241,18 +254,28 @@ def _clusters(slots: dict[int, int]) -> list[list[int]]:
     return out
 
 
+_SET_SHAPES: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
+
+
+def _set_shapes(held: tuple[int, ...], set_max: int) -> list[tuple[int, ...]]:
+    """How many copies of each face held (`held`: copies per face) a set of naturals takes:
+    every choice of 2 to `set_max` cards, biggest first (ties in `product` order). Depends
+    on the counts only, so it is made once per shape (a few dozen shapes) and kept."""
+    got = _SET_SHAPES.get((held, set_max))
+    if got is None:
+        got = [counts for counts in product(*[range(n + 1) for n in held])
+               if 2 <= sum(counts) <= set_max]
+        got.sort(key=lambda t: -sum(t))
+        _SET_SHAPES[(held, set_max)] = got
+    return got
+
+
 def _rank_sets(present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
                set_max: int) -> list[Spec]:
     """Sets of one rank from its faces present (code, count) in first-seen order: every
     choice of copies (≥3, or ≥2 with one wild), biggest first."""
-    ranges = [range(n + 1) for _, n in present]
-    combos: list[Spec] = []
-    for counts in product(*ranges):
-        n = sum(counts)
-        if n < 2 or n > set_max:
-            continue
-        combos.append(tuple((c, k) for (c, _), m in zip(present, counts) for k in range(m)))
-    combos.sort(key=lambda t: -len(t))
+    combos = [tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
+              for counts in _set_shapes(tuple([n for _, n in present]), set_max)]
     out: list[Spec] = []
     for spec in combos:
         if len(spec) >= 3:
@@ -379,18 +402,19 @@ _OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(
 
 
 def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
-             suit: int | None = None) -> list[tuple[Spec, MeldOption]]:
+             suit: int | None = None, sets: bool = False) -> list[tuple[Spec, MeldOption]]:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
     accept both the typed and the placed order. `suit`: the candidates are runs of that suit
-    (asked once for all suits, see memo.new_run_quiet)."""
+    (asked once for all suits, see memo.new_run_quiet); `sets`: the candidates are sets
+    (asked once per rank and wild pattern, see memo.new_set_quiet)."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
-        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit)
+        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit, sets)
         if arr is None:
             continue
         placed = tuple([spec[i] for i in arr.order])
         if placed != spec:
-            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit)
+            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit, sets)
             if arr is None:  # a placed order is a valid typing: kept for safety
                 continue
         out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
@@ -398,10 +422,13 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
 
 
 def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
-             suit: int | None) -> Arrangement | None:
-    """The placement of a new meld typed as `codes`, or None if the meld rules refuse it."""
+             suit: int | None, sets: bool = False) -> Arrangement | None:
+    """The placement of a new meld typed as `codes`, or None if the meld rules refuse it.
+    `suit`: a run of that suit; `sets`: a set (`_rank_sets`' candidates)."""
     if suit is not None:
         return new_run_quiet(rules, codes, suit, memo)
+    if sets:
+        return new_set_quiet(rules, codes, memo)
     try:
         return new_meld_codes(rules, codes, memo)
     except MeldError:
@@ -444,7 +471,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         opts = memo.get(key2)
         if opts is None:
             opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
-                                         rules, memo)
+                                         rules, memo, sets=True)
         yield from opts  # type: ignore[misc]
 
 

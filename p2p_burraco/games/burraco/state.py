@@ -313,7 +313,12 @@ class BurracoHand:
         return [m for m in self.melds.values() if m.team == team]
 
     def opened(self, team: int) -> bool:
-        return any(m.team == team for m in self.melds.values())
+        """Has the side laid a meld (asked at every play-phase listing: a plain loop, which
+        stops at the first of its melds, costs less than `any` over a generator)."""
+        for m in self.melds.values():
+            if m.team == team:
+                return True
+        return False
 
     def _cite(self, key: str) -> str:
         return self.rules.rid(key)
