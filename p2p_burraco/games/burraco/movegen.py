@@ -16,7 +16,7 @@ and a meld none of whose touchable faces (`touch_mask`) the hand holds is not as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from itertools import product
 from typing import cast
 
@@ -55,6 +55,18 @@ def _wild_facts(w: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[tuple[int, .
         got = _WILD_FACTS[w] = (ones, ((o0, w1, o2, o3, o4), (o0, o1, w2, o3, o4),
                                        (o0, o1, o2, w3, o4), (o0, o1, o2, o3, w4)))
     return got
+
+
+def _by_code(positions: Sequence[Pos], codes: Iterable[int]) -> dict[int, list[Pos]]:
+    """Positions grouped by face code, in hand order."""
+    by_code: dict[int, list[Pos]] = {}
+    for pos, c in zip(positions, codes):
+        ps = by_code.get(c)
+        if ps is None:
+            by_code[c] = [pos]
+        else:
+            ps.append(pos)
+    return by_code
 
 
 class HandIndex:
@@ -115,15 +127,7 @@ class HandIndex:
     @classmethod
     def of_codes(cls, positions: Sequence[Pos], code_at: Callable[[Pos], int]) -> HandIndex:
         """The index of a hand given as positions (in hand order) and each one's face code."""
-        by_code: dict[int, list[Pos]] = {}
-        for pos in positions:
-            c = code_at(pos)
-            ps = by_code.get(c)
-            if ps is None:
-                by_code[c] = [pos]
-            else:
-                ps.append(pos)
-        return cls(by_code)
+        return cls(_by_code(positions, map(code_at, positions)))
 
     @classmethod
     def of_known(cls, positions: Sequence[Pos], known: Sequence[int | None],
@@ -131,15 +135,7 @@ class HandIndex:
         """`of_codes` for a hand whose card ids are `known[pos]` and whose face codes are
         `code_of[card id]` (the hand state's tables): no call per card. TypeError if a card
         of the hand is not known."""
-        by_code: dict[int, list[Pos]] = {}
-        for pos in positions:
-            c = code_of[known[pos]]  # type: ignore[index]
-            ps = by_code.get(c)
-            if ps is None:
-                by_code[c] = [pos]
-            else:
-                ps.append(pos)
-        return cls(by_code)
+        return cls(_by_code(positions, [code_of[known[p]] for p in positions]))  # type: ignore[index]
 
     @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
