@@ -23,3 +23,16 @@ def test_bench_host_smoke(capsys: pytest.CaptureFixture[str]) -> None:
     m = re.search(r"hands completed:\s+(\d+) in all", out)
     assert m is not None and int(m.group(1)) >= 1, out
     assert code == 0, out
+
+
+def test_the_window_waits_for_every_table_to_close_a_hand() -> None:
+    """Memory per hand is measured once every table has closed one (its set-up is done), and
+    a default run is long enough for that at 100 tables."""
+    from p2p_burraco.benchmarks.host import default_seconds, tables_with_a_hand
+
+    lines = [(0.0, "t1: hand 1: played to its end"), (0.1, "t1: match ab started"),
+             (0.2, "t2: hand 1: played to its end"), (0.3, "t1: hand 2: played to its end")]
+    assert tables_with_a_hand(lines) == 2
+    assert tables_with_a_hand(lines[:1]) == 1
+    assert default_seconds(10) == 60.0
+    assert default_seconds(100) == 120.0
