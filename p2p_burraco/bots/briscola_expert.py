@@ -79,7 +79,7 @@ class ExpertBot(HeuristicBot):
         stock = state.stock_count
         trump_card = seen_id(state, table.seat, state.trump_pos)
         assert trump_card is not None     # the briscola is face up from the deal
-        tables = Tables(state.deck, table.trump, 2, table.seat, state.stop_at, trump_card)
+        tables = Tables(state.deck.cards, table.trump, 2, table.seat, state.stop_at, trump_card)
         led = table.trick[0][1] if table.trick else -1
         leader = state.leader
         p0, p1 = table.points

@@ -355,7 +355,7 @@ class _Search:
         me = self.me
         order = self.order
         noise = _OPP_NOISE if self.rng is not None else 0.0
-        rand = self.rng.random if self.rng is not None else None
+        rand = self.rng.random if self.rng is not None else random.random  # unused at noise 0
         hands = [list(h) for h in hands]
         hands[self.seat].remove(cid)
         stock = list(stock)

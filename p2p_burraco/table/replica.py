@@ -196,8 +196,8 @@ class HandReplica:
         owed: list[int] = []
         pending: list[int] = []
         audience = self.audience_all()
-        same_audience = cache is not None and cache[0][0] == self._token
-        for p in cache[1] if same_audience else self._entitled():
+        open_before = cache[1] if cache is not None and cache[0][0] == self._token else None
+        for p in open_before if open_before is not None else self._entitled():
             a = audience[p]
             if a == everyone:
                 if p not in public:

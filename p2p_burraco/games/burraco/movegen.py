@@ -392,8 +392,13 @@ old + new cards) and the codes of the meld's faces afterwards."""
 
 
 _NO_WILDS = (0, 0, 0, 0, 0)
-_OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(
-    (lambda n, s=s: tuple(n if i == s + 1 else 0 for i in range(5))) for s in range(4))
+def _own_two(s: int) -> Callable[[int], tuple[int, ...]]:
+    def counts(n: int) -> tuple[int, ...]:
+        return tuple(n if i == s + 1 else 0 for i in range(5))
+    return counts
+
+
+_OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(_own_two(s) for s in range(4))
 """Wild counts (WILD_CODES order) holding only suit s's own 2, `n` copies."""
 
 
