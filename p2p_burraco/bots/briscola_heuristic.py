@@ -299,6 +299,12 @@ def _p_any(ps: Iterable[float]) -> float:
     return 1.0 - miss
 
 
+def _never() -> float:
+    """The opponents' slip draw of a search with no rng: never a slip (its noise is 0, so it
+    is not even asked)."""
+    return 1.0
+
+
 class _Search:
     """Perfect-information alpha-beta over one deal of the remaining cards.
 
@@ -355,7 +361,7 @@ class _Search:
         me = self.me
         order = self.order
         noise = _OPP_NOISE if self.rng is not None else 0.0
-        rand = self.rng.random if self.rng is not None else random.random  # unused at noise 0
+        rand = self.rng.random if self.rng is not None else _never   # noise is 0 then
         hands = [list(h) for h in hands]
         hands[self.seat].remove(cid)
         stock = list(stock)
