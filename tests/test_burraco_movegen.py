@@ -120,7 +120,7 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
             if want is not None:
                 melds.append((tuple(typed[i] for i in want.order), want))
     wilds = tuple(w for w in memo.WILD_CODES if idx.counts[w])
-    for rank, present in idx.rank_items.items():
+    for present in idx.rank_items.values():
         for spec in _rank_sets(tuple(present), wilds, rules.set_max_naturals):
             typed = tuple(c for c, _ in spec)
             got = _new(rules, typed)
@@ -146,22 +146,33 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
             assert quiet(rules, old, norm, new, end, table) == want
 
 
-def test_a_full_memo_table_forgets_its_older_half() -> None:
-    """A table past MAX_ENTRIES keeps its newer half only: memory stays bounded (issue 12)
-    while what the current hands keep asking stays."""
+@pytest.mark.parametrize("which,bound", [("table", "MAX_ENTRIES"),
+                                         ("verdicts", "MAX_VERDICTS")])
+def test_a_full_memo_table_forgets_its_older_half(which: str, bound: str) -> None:
+    """A table past its bound keeps its newer half only: memory stays bounded (issue 12)
+    while what the current hands keep asking stays. The two tables are apart: filling the
+    options table never evicts a verdict of the meld rules."""
     rules = PRESETS["pagat"]
-    table = memo.table(rules)
-    saved = dict(table)
+    get = getattr(memo, which)
+    other = memo.verdicts if which == "table" else memo.table
+    n = getattr(memo, bound)
+    table = get(rules)
+    saved, saved_other = dict(table), dict(other(rules))
     try:
         table.clear()
-        for i in range(memo.MAX_ENTRIES + 1):
+        other(rules).clear()
+        other(rules)[("kept", 0)] = 0
+        for i in range(n + 1):
             table[("test", i)] = i
-        assert memo.table(rules) is table
-        assert len(table) <= memo.MAX_ENTRIES // 2 + 1
-        assert ("test", memo.MAX_ENTRIES) in table and ("test", 0) not in table
+        assert get(rules) is table
+        assert len(table) <= n // 2 + 1
+        assert ("test", n) in table and ("test", 0) not in table
+        assert other(rules) == {("kept", 0): 0}
     finally:
         table.clear()
         table.update(saved)
+        other(rules).clear()
+        other(rules).update(saved_other)
 
 
 MELDS = ["5h 6h 7h", "5h 6h JK 8h 9h", "Ah 2h 3h", "Qh Kh Ah", "3s 4s 2c", "Ks Kd Kc",

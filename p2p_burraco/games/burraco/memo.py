@@ -7,6 +7,10 @@ and looked up afterwards by a tuple of small ints. Nothing here decides a rule: 
 the function in melds.py, and a hit returns what that call returned (or raises the same
 MeldError again).
 
+Two tables per rule set, each bounded: `verdicts` holds the meld rules' answers (a few thousand
+faces combinations cover what hands ask), `table` the options a hand's cards make (keyed on the
+cards, so new keys come with every hand). Apart, the options' turnover never evicts a verdict.
+
 A face's *code* is ``rank * 4 + suit`` (suit 0..3 in `FRENCH_SUITS` order; the joker is 0), so
 a hand is also a row of 56 counts and one suit's ranks are a slice of it.
 """
@@ -31,12 +35,16 @@ for _r in range(1, 14):
 _CODE_OF: dict[Card, int] = {c: i for i, c in enumerate(CODE_CARD) if c is not None}
 WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
 MAX_ENTRIES = 8192
-"""A table this full forgets its older half: ~600 bytes an entry, so at most ~5 MB per rule
-set. A host runs the engine for every table it serves; 60,000 entries (36 MB) showed as +85 KB
-of host RSS a hand at 100 tables (`bench host`), for ~2 % of `bench engine`'s speed. Forgetting
-the older half (insertion order) instead of everything keeps what the current hands keep
-asking, for the same bound."""
-
+"""An options table this full forgets its older half: ~600 bytes an entry, so at most ~5 MB
+per rule set. A host runs the engine for every table it serves; 60,000 entries (36 MB) showed
+as +85 KB of host RSS a hand at 100 tables (`bench host`), for ~2 % of `bench engine`'s speed.
+Forgetting the older half (insertion order) instead of everything keeps what the current
+hands keep asking, for the same bound."""
+MAX_VERDICTS = 16384
+"""The same for a verdicts table (the meld rules' answers and the run clusters built on
+them): a few thousand keys cover what hands ask (a long bench: ~5,500 verdicts and ~6,000
+clusters after 1,500 hands), small ones, so they get their own bound and are never pushed
+out by the options, which change with every hand."""
 
 def code(card: Card) -> int:
     """The compact code of a French face (the joker is 0)."""
@@ -65,16 +73,33 @@ def deck_codes(cards: tuple[Card, ...]) -> list[int]:
 
 
 _TABLES: dict[int, tuple[RuleSet, dict[object, object]]] = {}
+_VERDICTS: dict[int, tuple[RuleSet, dict[object, object]]] = {}
 
 
 def table(rules: RuleSet) -> dict[object, object]:
-    """The memo table of one rule set (the rule set is kept alive, so its id stays its own)."""
-    entry = _TABLES.get(id(rules))
+    """The options table of one rule set: what a hand's cards can make (move generation's
+    per-suit, per-rank and per-meld lists), keyed on the cards that matter. Its keys change
+    with every hand; bounded by MAX_ENTRIES."""
+    return _bounded(_TABLES, rules, MAX_ENTRIES)
+
+
+def verdicts(rules: RuleSet) -> dict[object, object]:
+    """The verdicts table of one rule set: the meld rules' answer for a meld of these faces
+    (and the run clusters made of those answers). Kept apart from `table` so the options'
+    turnover never evicts the answers every hand asks again; bounded by MAX_VERDICTS."""
+    return _bounded(_VERDICTS, rules, MAX_VERDICTS)
+
+
+def _bounded(store: dict[int, tuple[RuleSet, dict[object, object]]], rules: RuleSet,
+             bound: int) -> dict[object, object]:
+    """The rule set's table in `store` (the rule set is kept alive, so its id stays its
+    own), its older half forgotten once it holds more than `bound` entries."""
+    entry = store.get(id(rules))
     if entry is None or entry[0] is not rules:
         entry = (rules, {})
-        _TABLES[id(rules)] = entry
+        store[id(rules)] = entry
     memo = entry[1]
-    if len(memo) > MAX_ENTRIES:
+    if len(memo) > bound:
         for k in list(islice(memo, len(memo) // 2)):
             del memo[k]
     return memo
@@ -89,7 +114,7 @@ def new_meld_codes(rules: RuleSet, codes: tuple[int, ...],
                    memo: dict[object, object] | None = None) -> Arrangement:
     """`new_meld` of the faces with these codes (the faces are made only on a miss)."""
     if memo is None:
-        memo = table(rules)
+        memo = verdicts(rules)
     def make() -> Arrangement:
         faces = [cast(Card, CODE_CARD[c]) for c in codes]
         return arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
@@ -107,7 +132,7 @@ def attach_codes(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
                  memo: dict[object, object] | None = None) -> Arrangement:
     """`attach` of the faces with these codes (the faces are made only on a miss)."""
     if memo is None:
-        memo = table(rules)
+        memo = verdicts(rules)
     k = ("attach", old, old_arr.kind, old_arr.start, old_arr.wild, old_arr.order, new,
          wild_end)
     return _cached(memo, k, lambda: arrange_attach(

@@ -33,6 +33,7 @@ from .memo import (
     new_set_quiet,
     suit_index,
     table,
+    verdicts,
 )
 from .rules import RuleSet
 
@@ -457,7 +458,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         key = ("runs+", suit, ranks, wcounts)
         opts = memo.get(key)
         if opts is None:
-            opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, memo)
+            opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, verdicts(rules))
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
@@ -472,7 +473,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         opts = memo.get(key2)
         if opts is None:
             opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
-                                         rules, memo, sets=True)
+                                         rules, verdicts(rules), sets=True)
         yield from opts  # type: ignore[misc]
 
 
@@ -558,11 +559,12 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
         for p, c in enumerate(faces):
             sub.setdefault(c, []).append(p)
         found: list[AttachOption] = []
+        vmemo = verdicts(rules)
         for cand, end in attach_candidates(sub, arr, rules):
             spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
             new = tuple([c for c, _ in spec])
             got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
-                rules, meld_codes, arr, new, end, memo)
+                rules, meld_codes, arr, new, end, vmemo)
             if got is None:
                 continue
             arr2 = got
