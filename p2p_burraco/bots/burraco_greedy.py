@@ -35,6 +35,10 @@ def _value(c: Card) -> int:
     return 10 if c.rank >= 8 else 5
 
 
+_PLAY_POINTS = [2 * _value(c) - (25 if _is_wild(c) else 0) + 1 for c in _FACES]
+"""What one card adds to a play's value (`GreedyBot._play_value`), by card id."""
+
+
 class GreedyBot:
     """See the module docstring. `rng` breaks ties, so two bots with different seeds differ."""
 
@@ -74,13 +78,12 @@ class GreedyBot:
             return list(fast())
         return [(p, state.card_at(p)) for p, _ in state.player_view(seat)["pile"]]
 
-    def _play_value(self, action: Action) -> int:
-        refs = action.shown()
-        faces = [_face(cid) for _, cid in refs]
-        value = sum(_value(c) for c in faces)
-        wilds = sum(1 for c in faces if _is_wild(c))
-        # keep wild cards for when they are needed: a play of naturals scores higher
-        return value * 2 - wilds * 25 + len(faces)
+    @staticmethod
+    def _play_value(action: Action) -> int:
+        """Twice the points put down, less 25 a wild (keep wild cards for when they are
+        needed: a play of naturals scores higher), plus one a card: summed per card from
+        `_PLAY_POINTS`, since the bench runs this for every meld and attachment offered."""
+        return sum([_PLAY_POINTS[cid] for _, cid in action.shown()])
 
     def _draw_or_take(self, state: HandState, seat: Seat, by_kind: dict[str, list[Action]]
                       ) -> Action:
@@ -100,23 +103,29 @@ class GreedyBot:
         return takes[0]
 
     def _discard(self, state: HandState, seat: Seat, discards: list[Action]) -> Action:
-        faces = [_face(c) for _, c in self._hand(state, seat) if c is not None]
+        """The least useful card: fewest cards of its rank, then of its suit one or two ranks
+        away (wild cards never go), the lower value first. Counted once per hand, not per
+        pair of cards."""
+        same_rank: dict[int, int] = {}
+        near: dict[tuple[object, int], int] = {}
+        for _, cid in self._hand(state, seat):
+            if cid is None:
+                continue
+            o = _face(cid)
+            if _is_wild(o):
+                continue
+            same_rank[o.rank] = same_rank.get(o.rank, 0) + 1
+            near[(o.suit, o.rank)] = near.get((o.suit, o.rank), 0) + 1
 
         def usefulness(a: Action) -> tuple[float, float]:
             (ref,) = a.shown()
             c = _face(ref[1])
             if _is_wild(c):
                 return (100.0, 0.0)
-            score = 0.0
-            for o in faces:
-                if o is c:
-                    continue
-                if _is_wild(o):
-                    continue
-                if o.rank == c.rank:
-                    score += 2.0
-                elif o.suit is c.suit and abs(o.rank - c.rank) <= 2:
-                    score += 1.5 if abs(o.rank - c.rank) == 1 else 1.0
+            s, r = c.suit, c.rank
+            score = 2.0 * (same_rank[r] - 1)   # the card itself is in the hand: not counted
+            score += 1.5 * (near.get((s, r - 1), 0) + near.get((s, r + 1), 0))
+            score += 1.0 * (near.get((s, r - 2), 0) + near.get((s, r + 2), 0))
             return (score, -_value(c) + self.rng.random())
 
         return min(discards, key=usefulness)
