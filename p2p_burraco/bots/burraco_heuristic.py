@@ -33,6 +33,7 @@ from ..games.base import Action, HandState, RuleViolation, Seat
 from ..games.burraco import Attach, BurracoHand, Discard, Draw, Meld, Redraw, Take, TakeTop
 from ..games.cards import Card
 from ._burraco_eval import Evaluator, extends
+from ._burraco_race import out_line
 
 MAX_CANDIDATES = 120       # meld/attach candidates weighed per step
 TAKE_LOOKAHEAD = 4         # melds simulated after taking the pile
@@ -81,6 +82,8 @@ class HeuristicBot:
                     trial.apply(seat, a)
                 except RuleViolation:
                     continue
+                if self._closing_win(trial, seat, ev) is not None:
+                    return a  # the pile lets the side close now, and win
                 value, trial = self._meld_out(trial, seat, ev, TAKE_LOOKAHEAD)
                 taken = state.pile[-1:] if isinstance(a, TakeTop) else state.pile
                 if len(taken) == 1 and taken[0] in trial.hands[seat]:
@@ -125,6 +128,9 @@ class HeuristicBot:
 
     # --- play phase ---------------------------------------------------------------------
     def _play(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action:
+        out = self._go_out(state, seat, ev)
+        if out is not None:
+            return out
         stop = ev.margin(state)
         step = self.best_meld(state, seat, ev)
         if step is not None and step[1] > stop + MIN_GAIN:
@@ -133,6 +139,29 @@ class HeuristicBot:
         if redraw is not None:
             return redraw
         return self.discard(state, seat, ev)
+
+    def _go_out(self, state: BurracoHand, seat: Seat, ev: Evaluator) -> Action | None:
+        """The first step of a way out this turn, if there is one worth taking: to the
+        pozzetto always, closing when the finished hand is a win."""
+        if state.team_of[seat] not in state.team_pozzetto:
+            line = out_line(state, seat)
+            return None if line is None else line[0]
+        return self._closing_win(state, seat, ev)
+
+    @staticmethod
+    def _closing_win(state: BurracoHand, seat: Seat, ev: Evaluator) -> Action | None:
+        """The first step of a closing this turn that finishes the hand ahead (FIBUR-22),
+        or None: the side that closes first wins nearly every hand, so a win in hand is
+        taken rather than weighed against a bigger margin later."""
+        if state.team_of[seat] not in state.team_pozzetto:
+            return None
+        line = out_line(state, seat)
+        if line is None:
+            return None
+        trial = state.copy()
+        for a in line:
+            trial.apply(seat, a)
+        return line[0] if trial.is_over and ev.margin(trial) > 0 else None
 
     def best_meld(self, state: BurracoHand, seat: Seat, ev: Evaluator
                   ) -> tuple[Action, float, BurracoHand] | None:
