@@ -47,8 +47,6 @@ CLOSE_PER_CARD = 10.0      # a side able to close soon: per card between it and 
 THREAT_POZZETTO = 0.25     # urgency when an opposing side has its pozzetto …
 THREAT_CLOSE = 0.6         # … and a burraco too (it may close any turn)
 OWN_POZZETTO = 0.3         # urgency once the side has its own pozzetto (closing is next)
-READY = 60.0               # one card left that lets the seat close at its next turn
-READY_WILD = 0.9           # … a wild (unless the drawn card is one too)
 
 
 @dataclass
@@ -142,8 +140,6 @@ class Evaluator:
                 else:
                     cards.append(c)
             value += self.hand_value(cards, unknown, own, k)
-            if len(cards) == 1 and not unknown and team in state.team_pozzetto:
-                value += READY * self.readiness(cards[0], own)
         # a pozzetto taken by a final discard waits face down: count it as unknown hand cards
         for pz in state.pozzetti:
             if pz.taken_by in seats and not pz.in_hand:
@@ -154,18 +150,6 @@ class Evaluator:
         elif any(m.cls is not None for m in own):
             value -= min(float(self.rules.closing_bonus), CLOSE_PER_CARD * emptiest)
         return value
-
-    def readiness(self, card: Card, own: Sequence[MeldFacts]) -> float:
-        """How sure a seat holding only `card` is to close next turn: it attaches the card
-        (to a burraco, or to a meld of six that it makes one) and discards what it draws —
-        or attaches a drawn card and discards this one. The side that closes first wins
-        nearly every hand, so the last card kept matters more than its points."""
-        has_b = any(m.length >= 7 for m in own)
-        if _wild(card):
-            ok = any(not m.wild and (has_b or m.length == 6) for m in own)
-            return READY_WILD if ok else 0.0
-        ok = any(extends(card, m) and (has_b or m.length == 6) for m in own)
-        return 1.0 if ok else 0.0
 
     def meld_value(self, m: MeldFacts, urgency: float) -> float:
         pts = float(sum(self.rules.card_points(c) for c in m.cards))
