@@ -118,3 +118,18 @@ def test_fibur_22_heuristic_takes_the_pile_that_closes_a_won_hand() -> None:
             break
         state.apply(0, bot.choose(state, 0))
     assert state.is_over and state.closed_by == 0
+
+
+def test_fibur_20_heuristic_takes_the_pile_that_reaches_the_pozzetto() -> None:
+    """FIBUR-20: one card in hand, no pozzetto yet; the pile's card goes on a meld and the
+    hand card is the last discard: the pozzetto this turn, rather than a draw's chance."""
+    state = pos("fibur 4 | turn 0 draw | hand Kc 9s | side0 4h 5h 6h ; 9c 9d 9h "
+                "| pile 7h | counts 9 9 9")
+    bot = HeuristicBot(random.Random(0))
+    assert isinstance(bot.choose(state, 0), Take)
+    for _ in range(5):
+        action = bot.choose(state, 0)
+        state.apply(0, action)
+        if isinstance(action, Discard):
+            break
+    assert 0 in state.team_pozzetto and not state.hands[0]

@@ -86,8 +86,8 @@ class HeuristicBot:
                     trial.apply(seat, a)
                 except RuleViolation:
                     continue
-                if self._closing_win(trial, seat, ev) is not None:
-                    return a  # the pile lets the side close now, and win
+                if self._go_out(trial, seat, ev) is not None:
+                    return a  # the pile takes the seat to its pozzetto, or closes a won hand
                 value, trial = self._meld_out(trial, seat, ev, TAKE_LOOKAHEAD)
                 taken = state.pile[-1:] if isinstance(a, TakeTop) else state.pile
                 if len(taken) == 1 and taken[0] in trial.hands[seat]:
