@@ -13,7 +13,7 @@ estimate (`_burraco_eval.Evaluator`) and plays the best, one step at a time.
   `_burraco_race.out_line` for a way out this turn. To the pozzetto it always goes; a
   closing it plays when the finished hand is a win (ahead on the estimate) — the side that
   closes first wins ~95 % of hands, so a win in hand is not traded for a bigger margin
-  later. A pile that makes such a closing possible is taken. Otherwise a side without its
+  later. A pile that makes either possible this turn is taken. Otherwise a side without its
   pozzetto pays per card of its emptiest hand in the estimate, which pushes the hand down
   to zero, and a closing discard is scored as the finished hand.
 - **Discarding.** Each card is weighed by what the hand loses without it plus what it would
