@@ -145,3 +145,14 @@ def test_fibur_22_a_closer_draws_rather_than_take_a_pile_that_does_not_close(
                 "| pile 9h 9c 9s | counts 9 9 9")
     action = HeuristicBot(random.Random(0)).choose(state, 0)
     assert str(action) == expect, action
+
+
+@pytest.mark.parametrize("hand,discard", [("4c 7c 8c", "discard 4c"), ("Js Ad As", "discard Js"),
+                                          ("7h 10s 7s", "discard 10s")])
+def test_fibur_20_keeps_two_cards_a_third_can_meld(hand: str, discard: str) -> None:
+    """FIBUR-20: before the pozzetto, two cards left are kept so that one more card melds all
+    three (a pair, neighbours in a suit) and takes the seat to the pozzetto al volo — not two
+    loose cards that are merely cheaper to be caught with."""
+    state = pos(f"fibur 4 | turn 0 play | hand {hand} | side0 Jh Qh Kh | pile 4d 9s "
+                "| counts 9 9 9")
+    assert str(HeuristicBot(random.Random(0)).choose(state, 0)) == discard
