@@ -7,22 +7,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from burracokit import BURRACO_0, pos
 
 from p2p_burraco import selfplay
 from p2p_burraco.benchmarks.bots import play_series
 from p2p_burraco.bots.burraco_heuristic import HeuristicBot
-from p2p_burraco.games.base import check_cards_conserved
 from p2p_burraco.games.burraco import BurracoHand, Discard, Take
-from p2p_burraco.games.burraco.notation import parse_position
 from p2p_burraco.selfplay import SelfplayConfig, deal_known, make_match, play_hand
-
-BURRACO_0 = "side0 3d 4d 5d 6d 7d 8d 9d"
-
-
-def pos(text: str) -> BurracoHand:
-    state = parse_position(text)
-    check_cards_conserved(state)
-    return state
 
 
 def play_turn(state: BurracoHand, seat: int) -> list[str]:

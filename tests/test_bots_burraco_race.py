@@ -7,20 +7,11 @@ from __future__ import annotations
 import random
 
 import pytest
+from burracokit import BURRACO_0, play_to_discard, pos
 
 from p2p_burraco.bots._burraco_race import out_line
 from p2p_burraco.bots.burraco_heuristic import HeuristicBot
-from p2p_burraco.games.base import check_cards_conserved
-from p2p_burraco.games.burraco import BurracoHand, Discard, Take
-from p2p_burraco.games.burraco.notation import parse_position
-
-BURRACO_0 = "side0 3d 4d 5d 6d 7d 8d 9d"
-
-
-def pos(text: str) -> BurracoHand:
-    state = parse_position(text)
-    check_cards_conserved(state)
-    return state
+from p2p_burraco.games.burraco import BurracoHand, Take
 
 
 def play_line(state: BurracoHand, seat: int) -> list[str]:
@@ -36,10 +27,10 @@ def play_line(state: BurracoHand, seat: int) -> list[str]:
 
 # (rule ids, position, the line's last step, how the hand stands after it)
 GOES_OUT = [
-    ("FIBUR-22", f"fibur 4 | turn 0 play | hand 10d 5c | {BURRACO_0} | pozzetto 0 "
-     "| side1 4s 5s 6s | counts 9 9 9", "discard 5c", "closed"),
-    ("FIBUR-22 FIBUR-26", "fibur 4 | turn 0 play | hand 10d Kc | side0 4d 5d 6d 7d 8d 9d "
-     "| pozzetto 0 | counts 9 9 9", "discard Kc", "closed"),
+    ("FIBUR-22", (f"fibur 4 | turn 0 play | hand 10d 5c | {BURRACO_0} | pozzetto 0 "
+     "| side1 4s 5s 6s | counts 9 9 9"), "discard 5c", "closed"),
+    ("FIBUR-22 FIBUR-26", ("fibur 4 | turn 0 play | hand 10d Kc | side0 4d 5d 6d 7d 8d 9d "
+     "| pozzetto 0 | counts 9 9 9"), "discard Kc", "closed"),
     ("FIBUR-20", "fibur 4 | turn 0 play | hand 7h 8h 9h 5c Jd Qd Kd", "discard 5c",
      "pozzetto waits"),
     ("FIBUR-20", "fibur 4 | turn 0 play | hand 7h 8h 9h Jd Qd Kd", "meld", "al volo"),
@@ -65,10 +56,10 @@ def test_fibur_20_22_out_line_goes_out(rid: str, text: str, last: str, after: st
 
 
 NO_WAY_OUT = [
-    ("FIBUR-22", "fibur 4 | turn 0 play | hand 10d 5c | side0 3d 4d 5d 6d 7d 8d | pozzetto 0 "
-     "| counts 9 9 9"),                       # attaching the 10d makes no burraco
-    ("FIBUR-23", f"fibur 4 | turn 0 play | hand 10d JK | {BURRACO_0} JK | pozzetto 0 "
-     "| counts 9 9 9"),                       # the last card would be a wild
+    ("FIBUR-22", ("fibur 4 | turn 0 play | hand 10d 5c | side0 3d 4d 5d 6d 7d 8d | pozzetto 0 "
+     "| counts 9 9 9")),                       # attaching the 10d makes no burraco
+    ("FIBUR-23", (f"fibur 4 | turn 0 play | hand 10d JK | {BURRACO_0} JK | pozzetto 0 "
+     "| counts 9 9 9")),                       # the last card would be a wild
     ("FIBUR-22", "fibur 4 | turn 0 play | hand 7h 8h 9h 5c Kd | counts 9 9 9"),
 ]
 
@@ -97,12 +88,7 @@ def test_fibur_20_heuristic_races_to_the_pozzetto() -> None:
     """FIBUR-20: with a way to the pozzetto this turn the bot goes — the wild goes down
     rather than waiting in hand for a burraco (it kept it before)."""
     state = pos("fibur 4 | turn 0 play | hand 5c JK 10h | side0 7h 8h 9h")
-    bot = HeuristicBot(random.Random(0))
-    for _ in range(5):
-        action = bot.choose(state, 0)
-        state.apply(0, action)
-        if isinstance(action, Discard):
-            break
+    play_to_discard(state, HeuristicBot(random.Random(0)))
     assert 0 in state.team_pozzetto and not state.hands[0]
 
 
@@ -113,10 +99,7 @@ def test_fibur_22_heuristic_takes_the_pile_that_closes_a_won_hand() -> None:
                 "| pile 7h | counts 9 9 9")
     bot = HeuristicBot(random.Random(0))
     assert isinstance(bot.choose(state, 0), Take)
-    for _ in range(5):
-        if state.is_over:
-            break
-        state.apply(0, bot.choose(state, 0))
+    play_to_discard(state, bot)
     assert state.is_over and state.closed_by == 0
 
 
@@ -127,11 +110,7 @@ def test_fibur_20_heuristic_takes_the_pile_that_reaches_the_pozzetto() -> None:
                 "| pile 7h | counts 9 9 9")
     bot = HeuristicBot(random.Random(0))
     assert isinstance(bot.choose(state, 0), Take)
-    for _ in range(5):
-        action = bot.choose(state, 0)
-        state.apply(0, action)
-        if isinstance(action, Discard):
-            break
+    play_to_discard(state, bot)
     assert 0 in state.team_pozzetto and not state.hands[0]
 
 

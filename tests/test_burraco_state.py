@@ -4,21 +4,11 @@ atomic apply, notation and views — each test names the rule ids it checks."""
 from __future__ import annotations
 
 import pytest
+from burracokit import pos
 
-from p2p_burraco.games.base import (
-    ActionSyntaxError,
-    RuleViolation,
-    check_cards_conserved,
-)
+from p2p_burraco.games.base import ActionSyntaxError, RuleViolation, check_cards_conserved
 from p2p_burraco.games.burraco import PRESETS, BurracoHand, deal_schedule, new_match
 from p2p_burraco.games.burraco import actions as A
-from p2p_burraco.games.burraco.notation import parse_position
-
-
-def pos(text: str) -> BurracoHand:
-    st = parse_position(text)
-    check_cards_conserved(st)
-    return st
 
 
 def do(st: BurracoHand, seat: int, text: str) -> None:
