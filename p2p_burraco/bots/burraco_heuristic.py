@@ -30,13 +30,15 @@ cards. All tie-breaks use the bot's own `rng`.
 Tried and not kept (against greedy, 4 seats, seeds 0-3 of 400 paired hands; baseline
 67.9 / 63.2 / 65.9 / 65.8 %): poker-style *outs* for the discard of a hand of 4 cards or
 fewer — the share of unseen cards that would let the kept cards go out next turn, times
-150 closing / 80 to the pozzetto (68.1 / 63.7 / 62.1 / 65.5) or 40 / 20 (66.9 / 62.7 /
-65.0 / 65.2); +150 danger for a wild or a fitting card given to a next opponent holding
+150 closing / 80 to the pozzetto (68.2 / 62.6 / 63.1 / 65.0), closing only (68.0 / 62.6 /
+65.2 / 65.0); +150 danger for a wild or a fitting card given to a next opponent holding
 two cards or fewer whose side may go out (67.6 / 63.2 / 65.1 / 66.0) — greedy closes from
 the stock 33 times in 40, not from our discards; the closer's no-pile rule extended to a
-seat without its pozzetto holding two cards (66.6 / 62.3 / 69.9 / 68.0) or one (66.4 /
-64.0 / 67.9 / 66.0); PAIR_OUT also for a side able to close (69.1 / 62.4 / 65.6 / 65.2).
-None is up on every seed.
+seat without its pozzetto holding two cards (66.6 / 62.3 / 69.9 / 68.0; seed 4: 63.1
+against 64.5) or one (66.4 / 64.0 / 67.9 / 66.0), or to a closer holding three (67.4 /
+63.6 / 65.1 / 65.2); PAIR_OUT also for a side able to close (69.1 / 62.4 / 65.6 / 65.2).
+None is up on every seed. `out_line` misses a way out its 3000-node version finds 3 times
+in 2877 calls: the search is not what holds the bot back.
 """
 
 from __future__ import annotations
