@@ -36,7 +36,9 @@ two cards or fewer whose side may go out (67.6 / 63.2 / 65.1 / 66.0) — greedy 
 the stock 33 times in 40, not from our discards; the closer's no-pile rule extended to a
 seat without its pozzetto holding two cards (66.6 / 62.3 / 69.9 / 68.0; seed 4: 63.1
 against 64.5) or one (66.4 / 64.0 / 67.9 / 66.0), or to a closer holding three (67.4 /
-63.6 / 65.1 / 65.2); PAIR_OUT also for a side able to close (69.1 / 62.4 / 65.6 / 65.2).
+63.6 / 65.1 / 65.2); PAIR_OUT also for a side able to close (69.1 / 62.4 / 65.6 / 65.2);
+TAKE_LOOKAHEAD 8 (67.9 / 63.2 / 65.9 / 66.0); closing even when the estimate says the
+finished hand is lost (67.9 / 63.5 / 65.9 / 65.8).
 None is up on every seed. `out_line` misses a way out its 3000-node version finds 3 times
 in 2877 calls: the search is not what holds the bot back.
 """
