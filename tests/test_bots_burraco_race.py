@@ -34,7 +34,8 @@ GOES_OUT = [
     ("FIBUR-20", "fibur 4 | turn 0 play | hand 7h 8h 9h 5c Jd Qd Kd", "discard 5c",
      "pozzetto waits"),
     ("FIBUR-20", "fibur 4 | turn 0 play | hand 7h 8h 9h Jd Qd Kd", "meld", "al volo"),
-    ("FIBUR-20", "fibur 4 | turn 0 play | hand 5c JK | side0 7h 8h 9h", "discard", "pozzetto waits"),
+    ("FIBUR-20", "fibur 4 | turn 0 play | hand 5c JK | side0 7h 8h 9h", "discard",
+     "pozzetto waits"),
 ]
 
 

@@ -2,9 +2,10 @@
 
 The generator memoizes runs per cluster of a suit, asks the meld rules once for all suits (a
 run's faces renamed into one suit, another suit's 2 as the joker) and new sets and sets'
-attachments by their rank and pattern of wild cards. Each property below compares one shortcut with the unmemoized
-meld functions of melds.py on random hands, for every preset: the same options, in the same
-order, with the same placements (what keeps the perft counts and every rule id's verdict).
+attachments by their rank and pattern of wild cards. Each property below compares one shortcut
+with the unmemoized meld functions of melds.py on random hands, for every preset: the same
+options, in the same order, with the same placements (what keeps the perft counts and every rule
+id's verdict).
 These are invariants of the generator, not rules: they name no rule id.
 """
 

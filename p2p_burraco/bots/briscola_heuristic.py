@@ -30,12 +30,12 @@ How it thinks, in the order a club player would:
   first, the face-up briscola last) to look ahead.
 
 Measured and left out (pairs vs random, 400-900 games on the bench's deals, seeds 0-2, each
-compared game by game with this bot's 88.5-88.7 % on the same games): 160 playouts 88.6 %; opponents who slip half
-the time in the stock-spent search too 88.2 %; the rule-of-thumb score as our side's playout
-policy 87.3 % (for leads only 88.6 %); figures discarded before briscola lisci in playouts
-86.1 %; a win worth 100 points instead of 40 88.9 %. About one game in ten comes out
-differently under any of these changes, so a gain under ~2 points needs thousands of paired
-games to show.
+compared game by game with this bot's 88.5-88.7 % on the same games): 160 playouts 88.6 %;
+opponents who slip half the time in the stock-spent search too 88.2 %; the rule-of-thumb score
+as our side's playout policy 87.3 % (for leads only 88.6 %); figures discarded before briscola
+lisci in playouts 86.1 %; a win worth 100 points instead of 40 88.9 %. About one game in ten
+comes out differently under any of these changes, so a gain under ~2 points needs thousands of
+paired games to show.
 
 Where the ceiling is (same deals, seeds 0-2, 600 games; this bot 88.7 % won, 89.0 % with ties as
 ½; seeds 3-8, 1 200 more games, 87.2 %). A scratch copy that *sees* every other hand, with these

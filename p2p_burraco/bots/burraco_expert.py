@@ -29,8 +29,9 @@ player do with it?". So:
 The heuristic's choice stays unless another candidate beats it, deal by deal, by more than
 `PRIOR` points on average and by two standard errors. Scoring a rollout by whether the hand is
 won (margin ± 200 points) rather than by its margin alone was tried: 55.0 % against 55.5 %
-(`--think 0.1`, seed 3, the same 200 games), so the margin stays. The number of determinizations comes
-from the time budget (`_think.Budget`), so a seed and a `--think` reproduce a game.
+(`--think 0.1`, seed 3, the same 200 games), so the margin stays. The number of
+determinizations comes from the time budget (`_think.Budget`), so a seed and a `--think`
+reproduce a game.
 """
 
 from __future__ import annotations

@@ -46,6 +46,7 @@ them): a few thousand keys cover what hands ask (a long bench: ~5,500 verdicts a
 clusters after 1,500 hands), small ones, so they get their own bound and are never pushed
 out by the options, which change with every hand."""
 
+
 def code(card: Card) -> int:
     """The compact code of a French face (the joker is 0)."""
     return _CODE_OF[card]
