@@ -447,27 +447,21 @@ class BurracoHand:
                           if m.team == team and m.kind == "set"}
                          if rules.one_set_per_rank else None)
             seen: set[tuple[int, ...]] = set()
-            for typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
+            for _typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
                 if faces_key in seen:
                     continue
                 if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
                     continue
                 placed = idx.positions(placed_spec)
-                if n_hand - len(placed) < 2:
-                    if self._try(seat, A.Meld(groups=(self._refs(idx.positions(typed)),))) is None:
-                        continue
-                    act = A.Meld(groups=(self._refs(placed),))
-                    plan = self._try(seat, act)
-                    if plan is None:
-                        continue
-                else:
-                    refs = tuple([(p, known[p]) for p in placed])
-                    act = acts.get(("meld", refs))  # type: ignore[assignment]
-                    if act is None:
-                        act = acts[("meld", refs)] = A.Meld(groups=(refs,))
-                    plan = _MeldPlan(arr, placed, faces_key)
+                if n_hand - len(placed) < 2 and not self._may_leave(
+                        seat, placed, extra=[([CODE_CARD[c] for c in faces_key], _norm(arr))]):
+                    continue
+                refs = tuple([(p, known[p]) for p in placed])
+                act = acts.get(("meld", refs))  # type: ignore[assignment]
+                if act is None:
+                    act = acts[("meld", refs)] = A.Meld(groups=(refs,))
                 seen.add(faces_key)
-                plans[id(act)] = (act, seat, plan)
+                plans[id(act)] = (act, seat, _MeldPlan(arr, placed, faces_key))
                 yield act
         else:
             for groups in self._opening_candidates(seat, None):
@@ -497,14 +491,11 @@ class BurracoHand:
                 act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
                     act = acts[key] = A.Attach(*key[1:])
-                if n_hand - len(cand) >= 2:
-                    plan2: object = _AttachPlan(arr2, mpos, cand)
-                else:
-                    plan2 = self._try(seat, act)
-                    if plan2 is None:
-                        continue
+                if n_hand - len(cand) < 2 and not self._may_leave(
+                        seat, cand, replace={m.id: ([CODE_CARD[c] for c in k2], _norm(arr2))}):
+                    continue
                 done.add(k2)
-                plans[id(act)] = (act, seat, plan2)
+                plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, cand))
                 yield act
         plain = ("plain",)
         single = self.took_single if rules.single_card_pile else None
@@ -564,6 +555,21 @@ class BurracoHand:
         try:
             self._check(seat, action)
         except (RuleViolation, LookupError):
+            return False
+        return True
+
+    def _may_leave(self, seat: Seat, used: tuple[Pos, ...], extra: Pending = None,
+                   replace: Replacing = None) -> bool:
+        """Would a meld or attachment already checked against the meld rules, putting down
+        the cards at `used`, leave a hand that may stand (`_check_after`: two cards or
+        more, on to the pozzetto, or a closing)? What `apply` would decide, without checking
+        the meld again: move generation asks it near the end of a hand, where it is most of
+        the work."""
+        gone = set(used)
+        try:
+            self._check_after(seat, [p for p in self.hands[seat] if p not in gone],
+                              extra=extra, replace=replace, single=self.took_single)
+        except RuleViolation:
             return False
         return True
 
