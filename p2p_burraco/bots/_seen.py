@@ -3,7 +3,9 @@
 A bot's replica can know more than its seat is entitled to (in selfplay the single replica
 knows the whole deal). Every card a bot looks at therefore goes through `seen_card`, which
 answers only for positions whose `audience` includes the seat — its own hand, cards shown
-face up, a partner's hand under carte scoperte — exactly what a peer would have been given.
+face up, a partner's hand under carte scoperte — exactly what a peer would have been given,
+and for cards the seat has seen face up before (a Burraco pile card now in the hand of whoever
+took the pile: `was_shown`), which a peer learned when they were shown and a player remembers.
 """
 
 from __future__ import annotations
@@ -14,9 +16,16 @@ from ..games.cards import Card, CardId
 
 def seen_id(state: HandState, seat: Seat, pos: Pos) -> CardId | None:
     """The card id at `pos` if `seat` may know it now, else None."""
-    if seat not in state.audience(pos):
+    if seat not in state.audience(pos) and not _shown(state, pos):
         return None
     return state.card_at(pos)
+
+
+def _shown(state: HandState, pos: Pos) -> bool:
+    """Was the card at `pos` shown face up to everyone before (games that move shown cards
+    back into a hand have `was_shown`)?"""
+    shown = getattr(state, "was_shown", None)
+    return shown is not None and bool(shown(pos))
 
 
 def seen_card(state: HandState, seat: Seat, pos: Pos) -> Card | None:

@@ -207,9 +207,11 @@ class BurracoHand:
             for p in pz.positions:
                 self.owner[p] = POZZ
         self.pile: list[Pos] = []
+        self.exposed: frozenset[Pos] = frozenset()   # see `was_shown`
         if sch.face_up is not None:
             self.pile.append(sch.face_up)
             self.owner[sch.face_up] = PILE
+            self.exposed = frozenset((sch.face_up,))
         self.stock_next = sch.stock_start
         # sides
         if n_seats == 4 and not self.dynamic:
@@ -262,6 +264,12 @@ class BurracoHand:
         if o in (PILE, MELD):
             return everyone
         return frozenset()
+
+    def was_shown(self, pos: Pos) -> bool:
+        """Has the card at `pos` lain face up on the pile? Every seat has seen it then, and a
+        player remembers it wherever it goes next (into the hand of whoever takes the pile),
+        even though only that hand may now decrypt it (`audience`)."""
+        return pos in self.exposed
 
     def audiences(self) -> list[frozenset[Seat]]:
         """`audience(pos)` of every position at once (what the fair-deal layer asks after
@@ -818,6 +826,7 @@ class BurracoHand:
         self.learn(*ref)
         self.hands[seat].remove(ref[0])
         self.pile.append(ref[0])
+        self.exposed = self.exposed.union((ref[0],))   # a new set: copies share the old one
         self.owner[ref[0]] = PILE
 
     def _do(self, seat: Seat, action: Action, plan: object) -> None:
@@ -1133,7 +1142,8 @@ class BurracoHand:
                 tuple(self.team_of), tuple(sorted(self.team_pozzetto.items())), self.open_req,
                 self.turn, self._phase, self.took_single, self.took_discard_only, self.acted,
                 self.drawn, self.can_redraw, self.first_turn, self.stalemate_count, self.turns,
-                self.closed_by, self.end_reason, self._abandoned_by, tuple(self.log))
+                self.closed_by, self.end_reason, self._abandoned_by, tuple(self.log),
+                tuple(sorted(self.exposed)))
 
     def hand_refs(self, seat: Seat) -> list[tuple[Pos, CardId | None]]:
         """The seat's hand as (position, card or None): cheaper than a whole view (bots)."""
