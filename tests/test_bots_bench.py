@@ -34,6 +34,7 @@ def test_bench_bots_burraco_says_what_a_game_is(capsys: pytest.CaptureFixture[st
     (["--game", "briscola", "--target", "500"], "--target applies to Burraco"),
     (["--game", "burraco", "--variant", "nope"], "unknown burraco variant"),
     (["--game", "briscola", "--games", "0"], "--games must be at least 1"),
+    (["--game", "briscola", "--jobs", "0"], "--jobs must be at least 1"),
 ])
 def test_bench_bots_refuses_clearly(argv: list[str], words: str,
                                     capsys: pytest.CaptureFixture[str]) -> None:
@@ -79,6 +80,18 @@ def test_series_goes_on_until_the_interval_is_narrow_enough() -> None:
     exact = play_series("briscola", 2, 4, opponent="random", seed=5, precision=0.0,
                         max_games=40)
     assert exact.games == 4
+
+
+def test_series_is_the_same_whatever_the_jobs() -> None:
+    """--jobs: games played side by side in worker processes give the very same series as
+    one after another, the stop by --precision included (games played ahead are dropped)."""
+    one = play_series("briscola", 2, 2, opponent="random", seed=5, precision=0.25,
+                      max_games=40)
+    two = play_series("briscola", 2, 2, opponent="random", seed=5, precision=0.25,
+                      max_games=40, jobs=2)
+    assert (one.wins, one.ties, one.losses, one.margin, one.hands) == \
+        (two.wins, two.ties, two.losses, two.margin, two.hands)
+    assert len(one.move_times) == len(two.move_times)
 
 
 def test_bench_bots_prints_the_interval(capsys: pytest.CaptureFixture[str]) -> None:

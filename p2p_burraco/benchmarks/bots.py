@@ -66,6 +66,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--target", type=int, default=None,
                    help="Burraco: a game is a match to this many points instead of one hand")
     p.add_argument("--bot", default="heuristic", help="the strategy measured")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="processes playing games side by side (default 1; the figures are "
+                        "the same whatever it is, the move times are fair only with a core "
+                        "per process)")
     p.add_argument("--against", default="random,greedy,heuristic",
                    help="comma-separated opponents, one series each")
 
@@ -86,6 +90,18 @@ class Series:
     @property
     def games(self) -> int:
         return self.wins + self.ties + self.losses
+
+    def add(self, outcome: _Outcome) -> None:
+        """Count one more game."""
+        self.margin += outcome.margin
+        self.hands += outcome.hands
+        self.move_times += outcome.move_times
+        if outcome.winner is None:
+            self.ties += 1
+        elif outcome.winner:
+            self.wins += 1
+        else:
+            self.losses += 1
 
     @property
     def win_rate(self) -> float:
@@ -147,43 +163,99 @@ def check_setup(game: str, players: int) -> None:
 def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
                 opponent: str = "random", seed: int = 0, variant: str | None = None,
                 target: int | None = None, precision: float = 0.0,
-                max_games: int | None = None, think: float | None = None) -> Series:
+                max_games: int | None = None, think: float | None = None,
+                jobs: int = 1) -> Series:
     """Play `games` games of `bot` against `opponent` (sides alternate, deals repeat in
     pairs) and return the counts; deterministic in `seed`. With `precision` (a fraction, e.g.
     0.05) it goes on, a whole pair at a time, until the 95 % interval is within ± that or
-    `max_games` are played."""
-    from ..bots import make_strategy
-    from ..selfplay import SelfplayConfig, deal_known, make_match, play_hand
-
+    `max_games` are played. `jobs` processes play the games side by side: each game depends
+    on its number only and the stopping rule is applied to the results in game order, so the
+    series is the same whatever `jobs` is (beyond the stop, games played ahead are dropped)."""
     check_setup(game, players)
     if target is not None and game != "burraco":
         raise ValueError("--target applies to Burraco (Briscola matches follow the rule set)")
+    if jobs < 1:
+        raise ValueError(f"--jobs must be at least 1, not {jobs}")
     series = Series(bot, opponent)
     # Against another strategy deals repeat in pairs with the sides swapped; a strategy
     # against itself gets a fresh deal every game (a mirrored pair would tie by design).
     paired = opponent != bot
     limit = max(games, max_games or games)
-    for i in range(limit):
-        if i >= games and (i % 2 == 0 or not paired) and \
-                (precision <= 0 or series.half_width <= precision):
-            break
+    setup = _Setup(game, players, bot, opponent, seed, variant, target, think, paired)
+    pool = None
+    if jobs > 1:
+        import multiprocessing
+        pool = multiprocessing.get_context("fork").Pool(jobs)
+    try:
+        i = 0
+        while i < limit:
+            if i >= games and (i % 2 == 0 or not paired) and \
+                    (precision <= 0 or series.half_width <= precision):
+                break
+            # a batch: up to the minimum at once, then a pair per process at a time
+            size = max(1, games - i) if i < games else 2 * jobs
+            batch = list(range(i, min(limit, i + size)))
+            outcomes = (pool.map(setup.play, batch) if pool is not None and len(batch) > 1
+                        else [setup.play(k) for k in batch])
+            for k, outcome in zip(batch, outcomes):
+                if k >= games and (k % 2 == 0 or not paired) and \
+                        (precision <= 0 or series.half_width <= precision):
+                    return series
+                series.add(outcome)
+            i = batch[-1] + 1
+    finally:
+        if pool is not None:
+            pool.terminate()
+    return series
+
+
+@dataclass
+class _Outcome:
+    """One game as the series counts it (from the measured strategy's side)."""
+
+    winner: int | None      # 1: the measured side, 0: the other, None: a tie
+    margin: int
+    hands: int
+    move_times: list[float]
+
+
+@dataclass
+class _Setup:
+    """Everything a game of a series depends on besides its number (picklable, so a worker
+    process can play it)."""
+
+    game: str
+    players: int
+    bot: str
+    opponent: str
+    seed: int
+    variant: str | None
+    target: int | None
+    think: float | None
+    paired: bool
+
+    def play(self, i: int) -> _Outcome:
+        """Game `i` of the series: its deal, its sides and every bot's seed come from `i`."""
+        from ..bots import make_strategy
+        from ..selfplay import SelfplayConfig, deal_known, make_match, play_hand
+
+        game, players, seed, paired = self.game, self.players, self.seed, self.paired
         deal_rng = random.Random(f"bench:{seed}:{i // 2 if paired else i}")
         bot_side = i % 2
-        cfg = SelfplayConfig(game=game, variant=variant, players=players,
-                             target=target if game == "burraco" else None)
+        cfg = SelfplayConfig(game=game, variant=self.variant, players=players,
+                             target=self.target if game == "burraco" else None)
         match = make_match(cfg, deal_rng)
-        if game == "burraco" and target is None:
-            match_hands = 1
-        else:
-            match_hands = MAX_HANDS_PER_MATCH
+        match_hands = 1 if game == "burraco" and self.target is None else MAX_HANDS_PER_MATCH
+        times: list[float] = []
         strategies = []
         for seat in range(players):
-            name = bot if seat % 2 == bot_side else opponent
+            name = self.bot if seat % 2 == bot_side else self.opponent
             rng = random.Random(f"bench:{seed}:{i}:{seat}")
-            strategy = make_strategy(game, name, rng, think=think)
-            strategies.append(_Timed(strategy, series.move_times) if name == bot and
+            strategy = make_strategy(game, name, rng, think=self.think)
+            strategies.append(_Timed(strategy, times) if name == self.bot and
                               seat % 2 == bot_side else strategy)
         points = [0, 0]
+        hands = 0
         for _ in range(match_hands):
             if match.is_over:
                 break
@@ -191,19 +263,12 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
             deal_known(state, deal_rng)
             result = play_hand(state, strategies, check=False)  # type: ignore[arg-type]
             match.record(result)
-            series.hands += 1
+            hands += 1
             for side_seats, pts in zip(result.sides, result.points):
                 points[side_seats[0] % 2] += int(pts)
-        winner = _winner(game, target, match.standings(), points)
-        mine, theirs = points[bot_side], points[1 - bot_side]
-        series.margin += mine - theirs
-        if winner is None:
-            series.ties += 1
-        elif winner == bot_side:
-            series.wins += 1
-        else:
-            series.losses += 1
-    return series
+        winner = _winner(game, self.target, match.standings(), points)
+        return _Outcome(None if winner is None else int(winner == bot_side),
+                        points[bot_side] - points[1 - bot_side], hands, times)
 
 
 def _winner(game: str, target: int | None, standings: dict[str, object],
@@ -259,7 +324,7 @@ def run(args: argparse.Namespace) -> int:
         s = play_series(game, players, games, bot=args.bot, opponent=opponent, seed=args.seed,
                         variant=variant, target=args.target,
                         precision=args.precision / 100, max_games=args.max_games,
-                        think=getattr(args, "think", None))
+                        think=getattr(args, "think", None), jobs=args.jobs)
         print(f"  {s.line()}  [{time.perf_counter() - start:.1f} s]", flush=True)
         if opponent == "random":
             met = "met" if s.win_rate >= GOAL_VS_RANDOM else "NOT met"

@@ -20,8 +20,8 @@ player do with it?". So:
    never read, so the bot plays the same whatever they are (tests/test_bots_hygiene.py).
 3. **Rollouts.** On each determinization every candidate is applied; the seat finishes its
    turn as the heuristic would, then greedy bots play the hand to its end, and the final
-   score margin of the seat's side is the result (`_burraco_eval.Evaluator.margin`, which
-   scores a finished hand as the engine does). A shorter horizon scored by the heuristic's
+   score margin of the seat's side, as the engine scores the finished hand of that sampled
+   deal, is the result (`final_margin`). A shorter horizon scored by the heuristic's
    estimate measured worse: the estimate prizes known cards in hand, so every pile looked
    worth taking. The same deal and the same rollout seed serve every candidate (common random
    numbers), so the results differ by the choice, not by luck.
@@ -50,6 +50,7 @@ WIDTH = 2                  # discards weighed besides the heuristic's own
 ROLLOUT_STEPS = 600        # safety cap on one rollout (a whole hand is ~100 steps)
 COST_PER_ROLLOUT = 0.005   # seconds per candidate played out on one determinization, measured
 #                            (0.012 a determinization at the old ~2.3 candidates per decision)
+MODEL_PLIES = 0            # steps after the seat's turn played by the heuristic at every seat
 PRIOR = 5.0                # the heuristic's choice must be beaten by this many points …
 SIGMAS = 2.0               # … and by this many standard errors of the paired difference
 
@@ -140,18 +141,42 @@ class ExpertBot:
         state = root.copy()
         state.apply(seat, action)
         rng = random.Random(seed)
-        bots: list[GreedyBot | HeuristicBot] = [
+        greedy: list[GreedyBot] = [
             GreedyBot(random.Random(rng.getrandbits(32))) for _ in range(state.n_seats)]
-        greedy_me = bots[seat]
-        bots[seat] = HeuristicBot(random.Random(rng.getrandbits(32)))  # its own: reproducible
+        model = [HeuristicBot(random.Random(rng.getrandbits(32))) for _ in range(state.n_seats)]
         own_turn = state.turns
+        modelled = MODEL_PLIES   # steps after the seat's turn that every seat plays as the heuristic
         for _ in range(ROLLOUT_STEPS):
             s = state.to_move
             if s is None:
                 break
-            bot = bots[s] if s != seat or state.turns == own_turn else greedy_me
+            if s == seat and state.turns == own_turn:
+                bot: GreedyBot | HeuristicBot = model[s]
+            elif modelled > 0:
+                modelled -= 1
+                bot = model[s]
+            else:
+                bot = greedy[s]
             state.apply(s, bot.choose(state, s))
-        return ev.margin(state)
+        return final_margin(state, seat) if state.is_over else ev.margin(state)
+
+
+def final_margin(state: BurracoHand, seat: Seat) -> float:
+    """A finished hand's margin for the seat's side, as the engine scores it: its side's
+    points less the average of the others'. On a determinization every card is one the
+    search dealt itself, so this is the rollout's exact outcome in that sampled world (the
+    seat's estimate, `Evaluator.margin`, counts the cards it cannot see at the deck's average
+    instead, and costs ten times as much)."""
+    result = state.result()
+    team = state.team_of[seat]
+    mine = 0.0
+    others: list[float] = []
+    for seats, points in zip(result.sides, result.points):
+        if state.team_of[seats[0]] == team:
+            mine = float(points)
+        else:
+            others.append(float(points))
+    return mine - (sum(others) / len(others) if others else 0.0)
 
 
 def _clear_gain(mine: list[float], base: list[float]) -> float:
