@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from p2p_burraco.bots._burraco_eval import Evaluator
 from p2p_burraco.bots.burraco_expert import ExpertBot
 from p2p_burraco.bots.burraco_heuristic import HeuristicBot
@@ -58,3 +60,21 @@ def test_a_discard_is_weighed_against_the_meld_passed_up() -> None:
                 found += 1
         state.apply(seat, bots[seat].choose(state, seat))
     assert found >= 1, "no decision where the heuristic passed up a meld in this hand"
+
+
+@pytest.mark.parametrize("mine,base,gain", [
+    ([100.0, -50.0, 30.0], [90.0, -70.0, 10.0], (10 + 20 + 20) / 3),   # ahead on average
+    ([100.0, -50.0], [96.0, -54.0], 0.0),     # ahead by 4 points a deal: under PRIOR
+    ([500.0, -400.0], [0.0, 0.0], 50.0),      # noisy yet ahead: taken (no standard-error bar)
+    ([-10.0, 0.0], [0.0, 0.0], 0.0),          # behind
+    ([], [], 0.0),
+])
+def test_a_candidate_replaces_the_heuristic_when_ahead_by_the_prior(
+        mine: list[float], base: list[float], gain: float) -> None:
+    """The rule that picks between the heuristic's choice and a candidate: the mean paired
+    difference over the same deals, if it beats PRIOR points (module doc: why no
+    standard-error test)."""
+    from p2p_burraco.bots.burraco_expert import PRIOR, _clear_gain
+
+    assert PRIOR == 5.0
+    assert _clear_gain(mine, base) == pytest.approx(gain)
