@@ -70,60 +70,39 @@ def _by_code(positions: Sequence[Pos], codes: Iterable[int]) -> dict[int, list[P
     return by_code
 
 
-class HandIndex:
-    """A hand as positions per face code (first-seen order), counts per code, and the faces
-    of each suit and of each rank as (code, count) in code order: everything the generators
-    key their memo tables on, computed once per position."""
+_BIT: list[int] = [1 << c for c in range(56)]
+_SUIT_BITS: tuple[int, ...] = tuple(sum(1 << (r * 4 + s) for r in range(1, 14)) for s in range(4))
+"""Per suit, the bits of its 13 faces (ace to king, its 2 included)."""
+_RUN_DOUBLES: tuple[int, ...] = tuple((1 << (4 + s)) | (1 << (8 + s)) for s in range(4))
+"""Per suit, the faces a run may use twice: its ace (both ends) and its 2 (natural and wild)."""
+_WILD_MASK = sum(1 << w for w in WILD_CODES)
+_WILDS_HELD: dict[int, tuple[int, ...]] = {
+    m: tuple([w for w in WILD_CODES if m >> w & 1])
+    for m in range(_WILD_MASK + 1) if not m & ~_WILD_MASK}
+"""The wild faces held (WILD_CODES order), by the hand's mask of wild bits."""
+_WILDS_ONES: dict[int, tuple[int, ...]] = {
+    m: tuple([m >> w & 1 for w in WILD_CODES]) for m in _WILDS_HELD}
+"""1 for each wild face held (WILD_CODES order), by the hand's mask of wild bits."""
+_NIBBLE0 = sum(1 << (4 * r) for r in range(14))
+_SET_RANKS = _NIBBLE0 & ~1 & ~(1 << 8)       # bit 4r for every rank a set can be of (not 0, 2)
 
-    __slots__ = (
-        "by_code",
-        "counts",
-        "mask",
-        "rank_items",
-        "run_counts",
-        "suit_items",
-        "suit_wilds",
-        "wcounts",
-        "wild_ones",
-    )
+
+class HandIndex:
+    """A hand as positions per face code (`by_code`, codes in first-seen order) and two bit
+    masks over the 56 codes: `mask`, the faces held, and `dbl`, the faces held twice or more.
+
+    The generators key their memo tables on masked bits of these (a suit's faces, the faces
+    near a meld): a key is a few ints, built without a loop over the hand, and the lists,
+    tuples and counts a miss needs are made from the bits only then (`suit_counts`, and the
+    properties below, which the tests and the opening search read)."""
+
+    __slots__ = ("by_code", "dbl", "mask")
 
     def __init__(self, by_code: dict[int, list[Pos]]) -> None:
         """`by_code`: the hand's positions per face code, codes in first-seen order."""
         self.by_code = by_code
-        counts = [0] * 56
-        # Copies beyond what one run or one attachment can use change no candidate: keys are
-        # built from counts capped there (an ace or a 2 twice, anything else once), so more
-        # positions share one memo entry. A suit's items go in code order, not the hand's (the
-        # same cards make the same key whatever their order); a rank's keep the hand's order,
-        # which is the order a set's cards are typed and shown in.
-        capped = [0] * 56
-        suit_items: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
-        rank_items: dict[int, list[tuple[int, int]]] = {}
-        mask = 0
-        for c, ps in by_code.items():
-            mask |= 1 << c
-            n = counts[c] = len(ps)
-            if c > 3:
-                capped[c] = 1 if n == 1 or c >= 12 else 2
-                r = c >> 2
-                if r != 2:
-                    got = rank_items.get(r)
-                    if got is None:
-                        rank_items[r] = [(c, n)]
-                    else:
-                        got.append((c, n))
-            else:
-                capped[c] = 1
-        for c in sorted(by_code):
-            if c > 3:
-                suit_items[c & 3].append((c, capped[c] if c >= 8 else 1))
-        self.counts = counts
-        self.mask = mask          # bit c set: the hand holds face code c
-        self.run_counts = capped
-        w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
-        self.wild_ones, self.suit_wilds = _wild_facts(w)
-        self.suit_items = suit_items
-        self.rank_items = rank_items
+        self.mask = sum(map(_BIT.__getitem__, by_code))   # distinct bits: a sum is an or
+        self.dbl = sum([_BIT[c] for c, ps in by_code.items() if len(ps) > 1])
 
     @classmethod
     def of_codes(cls, positions: Sequence[Pos], code_at: Callable[[Pos], int]) -> HandIndex:
@@ -134,9 +113,23 @@ class HandIndex:
     def of_known(cls, positions: Sequence[Pos], known: Sequence[int | None],
                  code_of: Sequence[int]) -> HandIndex:
         """`of_codes` for a hand whose card ids are `known[pos]` and whose face codes are
-        `code_of[card id]` (the hand state's tables): no call per card. TypeError if a card
-        of the hand is not known."""
-        return cls(_by_code(positions, [code_of[known[p]] for p in positions]))  # type: ignore[index]
+        `code_of[card id]` (the hand state's tables), in one pass: asked at every play-phase
+        listing. TypeError if a card of the hand is not known."""
+        by_code: dict[int, list[Pos]] = {}
+        dbl = 0
+        for p in positions:
+            c = code_of[known[p]]  # type: ignore[index]
+            ps = by_code.get(c)
+            if ps is None:
+                by_code[c] = [p]
+            else:
+                ps.append(p)
+                dbl |= _BIT[c]
+        idx = object.__new__(cls)
+        idx.by_code = by_code
+        idx.mask = sum(map(_BIT.__getitem__, by_code))
+        idx.dbl = dbl
+        return idx
 
     @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
@@ -146,6 +139,57 @@ class HandIndex:
     def positions(self, spec: Spec) -> tuple[Pos, ...]:
         by_code = self.by_code
         return tuple([by_code[c][k] for c, k in spec])
+
+    # What a miss (and a test) reads, made from the bits. Copies beyond what one run or one
+    # attachment can use change no candidate: runs see counts capped there (an ace or a 2
+    # twice, anything else once), so more positions share one memo entry.
+
+    def _wcounts(self) -> tuple[int, ...]:
+        """The capped counts of the wild cards (WILD_CODES order)."""
+        mask, dbl = self.mask, self.dbl
+        return tuple([0 if not mask >> w & 1 else 2 if w and dbl >> w & 1 else 1
+                      for w in WILD_CODES])
+
+    def suit_counts(self, suit: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A suit's capped counts of ranks 1..13 and the wild counts its runs see."""
+        mask, dbl = self.mask, self.dbl
+        ranks = tuple([0 if not mask >> c & 1 else 2 if c < 12 and dbl >> c & 1 else 1
+                       for c in range(4 + suit, 56, 4)])
+        return ranks, _wild_facts(self._wcounts())[1][suit]
+
+    @property
+    def counts(self) -> list[int]:
+        """Copies held per face code."""
+        counts = [0] * 56
+        for c, ps in self.by_code.items():
+            counts[c] = len(ps)
+        return counts
+
+    @property
+    def run_counts(self) -> list[int]:
+        """Copies per face code, capped at what a run can use."""
+        mask, dbl = self.mask, self.dbl
+        return [0 if not mask >> c & 1 else 2 if 4 <= c < 12 and dbl >> c & 1 else 1
+                for c in range(56)]
+
+    @property
+    def wild_ones(self) -> tuple[int, ...]:
+        """1 for each wild face held (WILD_CODES order): what a set may use."""
+        return _wild_facts(self._wcounts())[0]
+
+    @property
+    def suit_wilds(self) -> tuple[tuple[int, ...], ...]:
+        """Per suit, the wild counts its runs see (`_wild_facts`)."""
+        return _wild_facts(self._wcounts())[1]
+
+    @property
+    def rank_items(self) -> dict[int, list[tuple[int, int]]]:
+        """(code, copies) per rank, the 2s and the joker left out, in first-seen order."""
+        out: dict[int, list[tuple[int, int]]] = {}
+        for c, ps in self.by_code.items():
+            if c > 3 and c >> 2 != 2:
+                out.setdefault(c >> 2, []).append((c, len(ps)))
+        return out
 
 
 def _suit_slots(suit: int, counts: tuple[int, ...]) -> dict[int, int]:
@@ -290,8 +334,7 @@ def run_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
     for suit in range(4):
-        ranks = tuple(idx.run_counts[4 + suit::4])
-        wcounts = idx.suit_wilds[suit]
+        ranks, wcounts = idx.suit_counts(suit)
         key = ("runs", suit, ranks, wcounts)
         specs = memo.get(key)
         if specs is None:
@@ -307,7 +350,7 @@ def set_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
         return
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
-    wilds = tuple(w for w in WILD_CODES if idx.counts[w])
+    wilds = _WILDS_HELD[idx.mask & _WILD_MASK]
     per_rank = idx.rank_items              # (code, count) per rank, the 2s left out
     for rank in (1, *range(3, 14)):
         got = per_rank.get(rank)
@@ -443,32 +486,47 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
     rules refuse are left out. Memoized per suit (runs) and per rank (sets); `memo` is
     `table(rules)` when the caller has it.
 
-    A suit's runs are memoized twice: on the suit's whole content (what a position asks) and,
-    behind that, per *cluster* (`_cluster_options`), so a suit held in a combination not seen
-    before is solved from groups that were."""
+    A suit's runs are keyed on the bits of its faces and of the wild cards held, with the
+    copies a run can use twice (its ace, its 2): the capped counts `_cluster_options` reads,
+    as one int. They are memoized twice: on the suit's whole content (what a position asks)
+    and, behind that, per *cluster* (`_cluster_options`), so a suit held in a combination not
+    seen before is solved from groups that were."""
     if memo is None:
         memo = table(rules)
-    counts = idx.counts
-    suit_items = idx.suit_items
+    mask, dbl = idx.mask, idx.dbl
+    wild_bits = mask & _WILD_MASK
     for suit in range(4):
-        if len(suit_items[suit]) < 2:   # a run needs two natural slots of its suit
+        x = mask & _SUIT_BITS[suit]
+        if not x & (x - 1):   # a run needs two natural slots of its suit
             continue
-        ranks = tuple(idx.run_counts[4 + suit::4])
-        wcounts = idx.suit_wilds[suit]
-        key = ("runs+", suit, ranks, wcounts)
+        key = ("runs+", x | wild_bits | (dbl & _RUN_DOUBLES[suit]) << 56)
         opts = memo.get(key)
         if opts is None:
+            ranks, wcounts = idx.suit_counts(suit)
             opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, verdicts(rules))
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
-    wilds = tuple([w for w in WILD_CODES if counts[w]])
-    rank_items = idx.rank_items
-    for rank in sorted(rank_items):   # ace, then 3 to king (2s are wild, never a set)
-        got = rank_items[rank]
-        if len(got) == 1 and got[0][1] < 2:
-            continue
-        present = tuple(got)
+    # the ranks held twice or more (two faces of the rank, or one face twice), lowest first:
+    # ace, then 3 to king (2s are wild, never a set)
+    pairs = mask & (mask >> 1)
+    either = mask | (mask >> 1)
+    multi = (pairs | (pairs >> 2) | (either & (either >> 2))
+             | dbl | (dbl >> 1) | (dbl >> 2) | (dbl >> 3)) & _SET_RANKS
+    if not multi:
+        return
+    wilds = _WILDS_HELD[wild_bits]
+    by_code = idx.by_code
+    while multi:
+        low = multi & -multi
+        multi ^= low
+        rank = low.bit_length() >> 2
+        faces = mask >> (rank * 4) & 15
+        if faces & (faces - 1):   # two faces of the rank or more: in the order first seen
+            present = tuple([(c, len(ps)) for c, ps in by_code.items() if c >> 2 == rank])
+        else:
+            c = rank * 4 + faces.bit_length() - 1
+            present = ((c, len(by_code[c])),)
         key2 = ("sets+", present, wilds)
         opts = memo.get(key2)
         if opts is None:
@@ -504,9 +562,6 @@ def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...
     return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
 
 
-_WILD_MASK = sum(1 << w for w in WILD_CODES)
-
-
 def touch_mask(arr: Arrangement) -> int:
     """The face codes (as bits) that could join a meld of this arrangement, a superset of
     what `attach_options` looks at: a set's rank, a run's suit within two slots of its ends
@@ -526,49 +581,76 @@ def touch_mask(arr: Arrangement) -> int:
 
 
 def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,
-                   rules: RuleSet, memo: dict[object, object] | None = None
-                   ) -> list[AttachOption]:
+                   rules: RuleSet, memo: dict[object, object] | None = None,
+                   touch: int | None = None) -> list[AttachOption]:
     """`attach_candidates` of one meld (as specs of `idx`) that the meld rules accept, in the
-    same order. Memoized on the meld and the hand's cards that could touch it (its suit or
-    rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
-    wcounts: tuple[int, ...]
-    # Once a meld holds a wild card no other wild card can join it (attach_candidates offers
-    # none): only a run's own 2, standing natural at slot 2, still counts among the wilds.
-    if arr.kind == "set":
-        rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
-        wcounts = idx.wild_ones if arr.wild is None else _NO_WILDS
-    else:
-        lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
-        s = suit_index(cast(Suit, arr.suit))
-        rel = tuple([(c, n) for c, n in idx.suit_items[s]
-                     if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
-        wcounts = idx.suit_wilds[s]
-        if arr.wild is not None and wcounts != _NO_WILDS:
-            wcounts = _OWN_TWO[s](wcounts[s + 1] if lo <= 2 else 0)
-    if not rel and wcounts == _NO_WILDS:
+    same order. Memoized on the meld and the hand's cards that could touch it: the held bits
+    of `touch` (`touch_mask(arr)`, which the caller may pass), the run's own 2 held twice, and
+    for a set the order its faces were first seen (the order its options come in); `memo` is
+    `table(rules)` when the caller has it."""
+    if touch is None:
+        touch = touch_mask(arr)
+    near = idx.mask & touch
+    if not near:
         return []
-    key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, wcounts)
+    if arr.kind == "set":
+        mine = near & (0xF << (arr.start * 4))
+        order: object = None
+        if mine & (mine - 1):   # two faces of the rank or more: as first seen in hand
+            order = tuple([c for c in idx.by_code if c >> 2 == arr.start])
+        key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, near, order)
+    else:
+        s = suit_index(cast(Suit, arr.suit))
+        order = idx.dbl & near & _BIT[8 + s]
+        key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, near, order)
     if memo is None:
         memo = table(rules)
     opts = memo.get(key)
     if opts is None:
-        in_rel = {c for c, _ in rel}
-        faces = [c for c, n in rel for _ in range(n)] + [
-            w for w, n in zip(WILD_CODES, wcounts) if w not in in_rel for _ in range(n)]
-        sub: dict[int, list[Pos]] = {}   # a stand-in hand: positions 0, 1, … by code
-        for p, c in enumerate(faces):
-            sub.setdefault(c, []).append(p)
-        found: list[AttachOption] = []
-        vmemo = verdicts(rules)
-        for cand, end in attach_candidates(sub, arr, rules):
-            spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
-            new = tuple([c for c, _ in spec])
-            got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
-                rules, meld_codes, arr, new, end, vmemo)
-            if got is None:
-                continue
-            arr2 = got
-            allc = list(meld_codes) + [c for c, _ in spec]
-            found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
-        opts = memo[key] = found
+        opts = memo[key] = _attach_miss(near, order, meld_codes, arr, rules)
     return opts  # type: ignore[return-value]
+
+
+def _attach_miss(near: int, order: object, meld_codes: tuple[int, ...], arr: Arrangement,
+                 rules: RuleSet) -> list[AttachOption]:
+    """`attach_options` not in the memo: a stand-in hand of the faces that matter, its
+    candidates asked of the meld rules. `near`: the faces held that could touch the meld;
+    `order`: a set's faces in the order first seen, or (a run) the bit of its own 2 if held
+    twice."""
+    wcounts: tuple[int, ...]
+    # Once a meld holds a wild card no other wild card can join it (attach_candidates offers
+    # none): only a run's own 2, standing natural at slot 2, still counts among the wilds.
+    if arr.kind == "set":
+        codes = order if order is not None else [
+            c for c in range(arr.start * 4, arr.start * 4 + 4) if near >> c & 1]
+        rel = tuple([(c, 1) for c in codes])  # type: ignore[union-attr]
+        wcounts = _WILDS_ONES[near & _WILD_MASK] if arr.wild is None else _NO_WILDS
+    else:
+        s = suit_index(cast(Suit, arr.suit))
+        own2 = 8 + s
+        rel = tuple([(c, 2 if c == own2 and order else 1)
+                     for c in range(4 + s, 56, 4) if near >> c & 1])
+        n2 = 0 if not near >> own2 & 1 else 2 if order else 1
+        if arr.wild is None:   # every wild held once, the run's own 2 twice
+            wcounts = tuple([n2 if w == own2 else near >> w & 1 for w in WILD_CODES])
+        else:
+            wcounts = _OWN_TWO[s](n2)
+    in_rel = {c for c, _ in rel}
+    faces = [c for c, n in rel for _ in range(n)] + [
+        w for w, n in zip(WILD_CODES, wcounts) if w not in in_rel for _ in range(n)]
+    sub: dict[int, list[Pos]] = {}   # a stand-in hand: positions 0, 1, … by code
+    for p, c in enumerate(faces):
+        sub.setdefault(c, []).append(p)
+    found: list[AttachOption] = []
+    vmemo = verdicts(rules)
+    for cand, end in attach_candidates(sub, arr, rules):
+        spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
+        new = tuple([c for c, _ in spec])
+        got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
+            rules, meld_codes, arr, new, end, vmemo)
+        if got is None:
+            continue
+        arr2 = got
+        allc = list(meld_codes) + [c for c, _ in spec]
+        found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
+    return found

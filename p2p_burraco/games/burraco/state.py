@@ -190,6 +190,9 @@ class BurracoHand:
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
         self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
+        self._tm: dict[int, tuple[int, list[tuple[MeldState, list[Pos], tuple[int, ...],
+                                                  Arrangement, int]]]] | None = None
+        # ^ the sides' melds as move generation reads them (`_team_melds`)
         self.each_for_himself = each_for_himself
         self.dynamic = rules.dynamic_sides(n_seats, each_for_himself, switched)
         self.schedule = deal_schedule(rules, n_seats, self.dealer,
@@ -244,6 +247,8 @@ class BurracoHand:
 
     def learn(self, pos: Pos, card: CardId) -> None:
         self.knowledge.learn(pos, card)
+        if self.owner[pos] == MELD:   # a meld's face, read by `_team_melds`
+            self._tm = None
         if self._plans:
             self._plans = {}
 
@@ -468,22 +473,13 @@ class BurracoHand:
                 act = A.Meld(groups=groups)
                 if self._ok(seat, act):
                     yield act
-        for m in self.melds.values():  # in id order: the dict is filled by increasing id
-            if m.team != team:
-                continue
-            mpos = m.positions
-            cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
-            if cached is not None and cached[0] is mpos:
-                mcodes, marr, touch = cached[1], cached[2], cached[3]
-            else:
-                mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
-                marr = m.arrangement()
-                touch = touch_mask(marr)
-                m.__dict__["_codes"] = (mpos, mcodes, marr, touch)
+        union, rows = self._team_melds(team)
+        for m, mpos, mcodes, marr, touch in (rows if idx.mask & union else ()):
             if not idx.mask & touch:  # no card of the hand could touch this meld
                 continue
             done: set[tuple[int, ...]] = set()
-            for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table):
+            for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table,
+                                                        touch):
                 if k2 in done:
                     continue
                 cand = idx.positions(spec)
@@ -497,25 +493,72 @@ class BurracoHand:
                 done.add(k2)
                 plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, cand))
                 yield act
-        plain = ("plain",)
         single = self.took_single if rules.single_card_pile else None
-        for ps in idx.by_code.values():  # one discard per face, its first copy in hand
-            for p in ps:
-                if n_hand >= 2 and p == single:
-                    continue
+        if n_hand >= 2:   # one discard per face, its first copy in hand (not a one-card pile's)
+            plain = ("plain",)
+            for ps in idx.by_code.values():
+                p = ps[0]
+                if p == single:
+                    if len(ps) < 2:
+                        continue
+                    p = ps[1]
                 ref = (p, known[p])
                 act = acts.get(ref)  # type: ignore[assignment]
                 if act is None:  # (a discard's key is its card ref: no other key is a pair)
                     act = acts[ref] = A.Discard(ref)
-                if n_hand >= 2:
-                    plan3: object = plain
-                else:
-                    plan3 = self._try(seat, act)
-                    if plan3 is None:
-                        continue
+                plans[id(act)] = (act, seat, plain)
+                yield act
+            return
+        for ps in idx.by_code.values():  # the last card: it must be one that may go
+            p = ps[0]
+            ref = (p, known[p])
+            act = acts.get(ref)  # type: ignore[assignment]
+            if act is None:
+                act = acts[ref] = A.Discard(ref)
+            plan3 = self._try(seat, act)
+            if plan3 is not None:
                 plans[id(act)] = (act, seat, plan3)
                 yield act
-                break
+
+    def _melds_changed(self, team: int) -> None:
+        """The side's melds changed: `_team_melds` forgets them (a new dict: copies share
+        the old one)."""
+        tm = self._tm
+        if tm:
+            self._tm = {t: v for t, v in tm.items() if t != team}
+
+    def _team_melds(self, team: int) -> tuple[int, list[tuple[MeldState, list[Pos],
+                                                              tuple[int, ...], Arrangement,
+                                                              int]]]:
+        """The side's melds in id order, each with its positions, face codes, arrangement and
+        `touch_mask`, and the union of those masks: a hand that touches none skips the loop
+        over the melds at once. Kept until a meld or what is known changes (`_tm` is
+        rebound then, never changed in place: copies share it until one of them moves)."""
+        tm = self._tm
+        if tm is None:
+            tm = self._tm = {}
+        got = tm.get(team)
+        if got is None:
+            rows = []
+            union = 0
+            known = self.known
+            cid_code = self._codes
+            for m in self.melds.values():  # in id order: the dict is filled by increasing id
+                if m.team != team:
+                    continue
+                mpos = m.positions
+                cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
+                if cached is not None and cached[0] is mpos:
+                    mcodes, marr, touch = cached[1], cached[2], cached[3]
+                else:
+                    mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
+                    marr = m.arrangement()
+                    touch = touch_mask(marr)
+                    m.__dict__["_codes"] = (mpos, mcodes, marr, touch)
+                rows.append((m, mpos, mcodes, marr, touch))
+                union |= touch
+            got = tm[team] = (union, rows)
+        return got
 
     def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
         return tuple(self._ref(p) for p in positions)
@@ -862,6 +905,7 @@ class BurracoHand:
             for r in action.cards:
                 self.learn(*r)
             m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
+            self._melds_changed(m.team)
             for r in action.cards:
                 self.hands[seat].remove(r[0])
                 self.owner[r[0]] = MELD
@@ -890,6 +934,7 @@ class BurracoHand:
 
     def _lay(self, seat: Seat, groups: list[tuple[Arrangement, list[Pos], list[Card]]]) -> None:
         team = self.team_of[seat]
+        self._melds_changed(team)
         for arr, positions, placed in groups:
             for p in positions:
                 if self.owner[p] == PILE:
@@ -940,6 +985,7 @@ class BurracoHand:
     def _form_sides(self, solo: Seat) -> None:
         """The first to the 18-card pozzetto plays alone; the others pair up (opposite seats
         with 5 players)."""
+        self._tm = None
         n = self.n_seats
         if n == 3:
             pairs = [((solo + 1) % 3, (solo + 2) % 3)]
@@ -1119,6 +1165,7 @@ class BurracoHand:
             new.knowledge.learn(pos, cid)
         new._plans = {}
         new._acts = {}     # its cards differ: its actions are its own
+        new._tm = None
         return new
 
     def snapshot(self) -> tuple[object, ...]:
