@@ -147,6 +147,62 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
             assert quiet(rules, old, norm, new, end, table) == want
 
 
+def _reference_attach(hand: list[int], old: tuple[int, ...], norm: Arrangement,
+                      rules: RuleSet) -> list[tuple]:
+    """attach_options written again on the unmemoized meld rules: `attach_candidates` on the
+    whole hand (a run's faces in code order, a set's as first seen), each candidate asked
+    of arrange_attach, in order."""
+    by_code: dict[int, list[int]] = {}
+    for pos, c in enumerate(hand):
+        by_code.setdefault(c, []).append(pos)
+    faces = by_code if norm.kind == "set" else {c: by_code[c] for c in sorted(by_code)}
+    out = []
+    for cand, end in attach_candidates(faces, norm, rules):
+        spec = tuple((hand[p], by_code[hand[p]].index(p)) for p in cand)
+        new = tuple(c for c, _ in spec)
+        try:
+            arr2 = arrange_attach(_faces(old), norm, _faces(new), rules, end)
+        except MeldError:
+            continue
+        allc = old + new
+        out.append((spec, end, arr2, tuple(allc[i] for i in arr2.order)))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(codes=hands, more=hands, variant=presets)
+def test_attach_options_face_by_face_equal_the_meld_rules(codes: list[int], more: list[int],
+                                                          variant: str) -> None:
+    """Property: a meld's attach options put together face by face (memoized per meld and
+    face, `attach_options`) are the whole hand's candidates asked one by one of the meld
+    rules: the same options in the same order, on runs and sets laid from one random hand
+    and cards from another, asked twice (the second time from the memo)."""
+    rules = PRESETS[variant]
+    table: dict[object, object] = {}
+    idx = _index(codes)
+    melds: list[tuple[tuple[int, ...], Arrangement]] = []
+    for suit in range(4):
+        counts = tuple(idx.run_counts[4 + suit::4])
+        for spec in _suit_runs(suit, counts, idx.suit_wilds[suit], rules.ace_to_ace,
+                               rules.run_max_naturals):
+            got = _new(rules, tuple(c for c, _ in spec))
+            if got is not None:
+                melds.append((tuple(spec[i][0] for i in got.order), got))
+    wilds = tuple(w for w in memo.WILD_CODES if idx.counts[w])
+    for present in idx.rank_items.values():
+        for spec in _rank_sets(tuple(present), wilds, rules.set_max_naturals):
+            got = _new(rules, tuple(c for c, _ in spec))
+            if got is not None and got.kind == "set":
+                melds.append((tuple(spec[i][0] for i in got.order), got))
+    hand2 = _index(more)
+    for old, arr in melds[:6] + melds[-6:]:
+        norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
+                           None if arr.wild is None else arr.order.index(arr.wild))
+        want = _reference_attach(more, old, norm, rules)
+        assert attach_options(hand2, old, norm, rules, table) == want
+        assert attach_options(hand2, old, norm, rules, table) == want
+
+
 @pytest.mark.parametrize("which,bound", [("table", "MAX_ENTRIES"),
                                          ("verdicts", "MAX_VERDICTS")])
 def test_a_full_memo_table_forgets_its_older_half(which: str, bound: str) -> None:

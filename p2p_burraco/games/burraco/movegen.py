@@ -16,7 +16,7 @@ and a meld none of whose touchable faces (`touch_mask`) the hand holds is not as
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import product
 from typing import cast
 
@@ -80,9 +80,6 @@ _WILDS_HELD: dict[int, tuple[int, ...]] = {
     m: tuple([w for w in WILD_CODES if m >> w & 1])
     for m in range(_WILD_MASK + 1) if not m & ~_WILD_MASK}
 """The wild faces held (WILD_CODES order), by the hand's mask of wild bits."""
-_WILDS_ONES: dict[int, tuple[int, ...]] = {
-    m: tuple([m >> w & 1 for w in WILD_CODES]) for m in _WILDS_HELD}
-"""1 for each wild face held (WILD_CODES order), by the hand's mask of wild bits."""
 _NIBBLE0 = sum(1 << (4 * r) for r in range(14))
 _SET_RANKS = _NIBBLE0 & ~1 & ~(1 << 8)       # bit 4r for every rank a set can be of (not 0, 2)
 
@@ -372,18 +369,61 @@ def meld_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tup
     yield from set_candidates(idx, rules)
 
 
+def _ends(rules: RuleSet) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """The words a wild attached to a run comes with (both ends where the player chooses),
+    and those an ace comes with: an ace that fits at both ends goes where the player says
+    (FIBUR-10), so it is offered with both words where the rules would not offer one."""
+    either = rules.free_wild_end == "either" or (
+        not rules.wild_moves_freely and rules.replaced_wild_end == "either")
+    ends: tuple[str | None, ...] = ("low", "high") if either else (None,)
+    return ends, (ends if ends != (None,) else (None, "low", "high"))
+
+
+def _run_singles(c: int, first: object, lo: int, hi: int, has_wild: bool,
+                 ends: tuple[str | None, ...], ace_ends: tuple[str | None, ...]
+                 ) -> Iterator[tuple[tuple[object, ...], str | None]]:
+    """The candidates of one face `c` of a run's suit alone (`first`: its first copy): at a
+    slot next to the run's ends or inside it, or two slots away when the run holds a wild
+    (an ace at each of its slots, 1 and 14)."""
+    r = c >> 2
+    for s in ((1, 14) if r == 1 else (r,)):
+        if lo - 2 <= s <= hi + 2 and (s in (lo - 1, hi + 1) or (lo <= s <= hi) or (
+                has_wild and s in (lo - 2, hi + 2))):
+            for e in (ace_ends if r == 1 else ends):
+                yield (first,), e
+
+
+def _run_pairs(c: int, first: object, wild_copies: list[object], lo: int, hi: int
+               ) -> Iterator[tuple[tuple[object, ...], str | None]]:
+    """The candidates of one face `c` of a run's suit two slots away from its ends, with
+    each wild held between (`wild_copies`: the copy of each wild to use), for a run
+    holding no wild yet."""
+    r = c >> 2
+    for s in ((1, 14) if r == 1 else (r,)):
+        if s in (lo - 2, hi + 2):
+            for wp in wild_copies:
+                yield (first, wp), None
+
+
+def _wild_copies(faces: Mapping[int, Sequence[object]], c: int, wilds: list[int]
+                 ) -> list[object]:
+    """The copy of each wild in `wilds` that can go with face `c`: its second copy when the
+    wild is `c` itself (a run's own 2, natural and wild), none if there is only one."""
+    return [faces[w][1] if w == c else faces[w][0] for w in wilds
+            if w != c or len(faces[w]) >= 2]
+
+
 def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: RuleSet
                       ) -> Iterator[tuple[tuple[Pos, ...], str | None]]:
     """Cards that might extend one meld: single cards near its ends or in its wild's slot, a
     wild (both ends where that is a choice), and a natural two slots away with a wild between.
     An ace comes with each word (`low`, `high`) where the rules would not offer one anyway.
     Pre-filtered by face only (`faces`: positions per face code); `attach_options` checks
-    each one against the meld rules."""
+    each one against the meld rules. A run's candidates come face by face (`_run_singles`,
+    `_run_pairs`), which is how `attach_options` memoizes them."""
     wilds = [w for w in WILD_CODES if w in faces]
     has_wild = arr.wild is not None
-    either = rules.free_wild_end == "either" or (
-        not rules.wild_moves_freely and rules.replaced_wild_end == "either")
-    ends: tuple[str | None, ...] = ("low", "high") if either else (None,)
+    ends, ace_ends = _ends(rules)
     if arr.kind == "set":
         for c, ps in faces.items():
             if c > 3 and not 8 <= c <= 11 and c >> 2 == arr.start:
@@ -395,32 +435,17 @@ def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: Rule
     assert arr.suit is not None
     suit = suit_index(arr.suit)
     lo, hi = arr.start, arr.end
-    near: list[tuple[int, int]] = []
-    for c in faces:
-        if c < 4 or c & 3 != suit:  # jokers have no suit; a 2 of the suit may stand natural
-            continue
-        r = c >> 2
-        slots = (1, 14) if r == 1 else (r,)
-        for s in slots:
-            if lo - 2 <= s <= hi + 2:
-                near.append((s, c))
-    # an ace that fits at both ends goes where the player says (FIBUR-10): offer both words
-    ace_ends = ends if ends != (None,) else (None, "low", "high")
-    for s, c in near:
-        if s in (lo - 1, hi + 1) or (lo <= s <= hi) or (has_wild and s in (lo - 2, hi + 2)):
-            for e in (ace_ends if c >> 2 == 1 else ends):
-                yield (faces[c][0],), e
+    # jokers have no suit; a 2 of the suit may stand natural
+    mine = [c for c in faces if c >= 4 and c & 3 == suit]
+    for c in mine:
+        yield from _run_singles(c, faces[c][0], lo, hi, has_wild, ends, ace_ends)  # type: ignore[misc]
     if not has_wild:
         for w in wilds:
             for e in ends:
                 yield (faces[w][0],), e
-        for s, c in near:
-            if s in (lo - 2, hi + 2):
-                for w in wilds:
-                    if w == c and len(faces[w]) < 2:
-                        continue
-                    wp = faces[w][1] if w == c else faces[w][0]
-                    yield (faces[c][0], wp), None
+        for c in mine:
+            yield from _run_pairs(c, faces[c][0], _wild_copies(faces, c, wilds),  # type: ignore[misc]
+                                  lo, hi)
 
 
 # ----------------------------------------------------------------------------------------
@@ -433,17 +458,6 @@ codes of its faces in that order (two options with equal codes are the same play
 AttachOption = tuple[Spec, "str | None", Arrangement, tuple[int, ...]]
 """Cards a meld accepts: the cards, the player's word, the meld's new arrangement (indexes into
 old + new cards) and the codes of the meld's faces afterwards."""
-
-
-_NO_WILDS = (0, 0, 0, 0, 0)
-def _own_two(s: int) -> Callable[[int], tuple[int, ...]]:
-    def counts(n: int) -> tuple[int, ...]:
-        return tuple(n if i == s + 1 else 0 for i in range(5))
-    return counts
-
-
-_OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(_own_two(s) for s in range(4))
-"""Wild counts (WILD_CODES order) holding only suit s's own 2, `n` copies."""
 
 
 def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
@@ -584,73 +598,130 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
                    rules: RuleSet, memo: dict[object, object] | None = None,
                    touch: int | None = None) -> list[AttachOption]:
     """`attach_candidates` of one meld (as specs of `idx`) that the meld rules accept, in the
-    same order. Memoized on the meld and the hand's cards that could touch it: the held bits
-    of `touch` (`touch_mask(arr)`, which the caller may pass), the run's own 2 held twice, and
-    for a set the order its faces were first seen (the order its options come in); `memo` is
-    `table(rules)` when the caller has it."""
+    same order. `touch`: `touch_mask(arr)`, which the caller may pass; `memo`: `table(rules)`
+    when the caller has it.
+
+    Memoized per meld and *face*: a meld's candidates come face by face (a face of its suit
+    or rank alone, the wild cards held, a face two slots away with each wild held), so the
+    options of one face are computed once per meld (`_attach_parts`) and a hand's options
+    are those of the faces it holds, concatenated in `attach_candidates`' order. A hand
+    holding a combination of faces not seen before next to this meld costs lookups only."""
     if touch is None:
         touch = touch_mask(arr)
     near = idx.mask & touch
     if not near:
         return []
-    if arr.kind == "set":
-        mine = near & (0xF << (arr.start * 4))
-        order: object = None
-        if mine & (mine - 1):   # two faces of the rank or more: as first seen in hand
-            order = tuple([c for c in idx.by_code if c >> 2 == arr.start])
-        key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, near, order)
-    else:
-        s = suit_index(cast(Suit, arr.suit))
-        order = idx.dbl & near & _BIT[8 + s]
-        key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, near, order)
     if memo is None:
         memo = table(rules)
-    opts = memo.get(key)
-    if opts is None:
-        opts = memo[key] = _attach_miss(near, order, meld_codes, arr, rules)
-    return opts  # type: ignore[return-value]
+    pkey = ("attach-parts", meld_codes, arr.kind, arr.start, arr.wild)
+    parts = memo.get(pkey)
+    if parts is None:
+        parts = memo[pkey] = _AttachParts(meld_codes, arr, rules)
+    return parts.options(idx, near)  # type: ignore[attr-defined, no-any-return]
 
 
-def _attach_miss(near: int, order: object, meld_codes: tuple[int, ...], arr: Arrangement,
-                 rules: RuleSet) -> list[AttachOption]:
-    """`attach_options` not in the memo: a stand-in hand of the faces that matter, its
-    candidates asked of the meld rules. `near`: the faces held that could touch the meld;
-    `order`: a set's faces in the order first seen, or (a run) the bit of its own 2 if held
-    twice."""
-    wcounts: tuple[int, ...]
-    # Once a meld holds a wild card no other wild card can join it (attach_candidates offers
-    # none): only a run's own 2, standing natural at slot 2, still counts among the wilds.
-    if arr.kind == "set":
-        codes = order if order is not None else [
-            c for c in range(arr.start * 4, arr.start * 4 + 4) if near >> c & 1]
-        rel = tuple([(c, 1) for c in codes])  # type: ignore[union-attr]
-        wcounts = _WILDS_ONES[near & _WILD_MASK] if arr.wild is None else _NO_WILDS
-    else:
-        s = suit_index(cast(Suit, arr.suit))
-        own2 = 8 + s
-        rel = tuple([(c, 2 if c == own2 and order else 1)
-                     for c in range(4 + s, 56, 4) if near >> c & 1])
-        n2 = 0 if not near >> own2 & 1 else 2 if order else 1
-        if arr.wild is None:   # every wild held once, the run's own 2 twice
-            wcounts = tuple([n2 if w == own2 else near >> w & 1 for w in WILD_CODES])
-        else:
-            wcounts = _OWN_TWO[s](n2)
-    in_rel = {c for c, _ in rel}
-    faces = [c for c, n in rel for _ in range(n)] + [
-        w for w, n in zip(WILD_CODES, wcounts) if w not in in_rel for _ in range(n)]
-    sub: dict[int, list[Pos]] = {}   # a stand-in hand: positions 0, 1, … by code
-    for p, c in enumerate(faces):
-        sub.setdefault(c, []).append(p)
-    found: list[AttachOption] = []
-    vmemo = verdicts(rules)
-    for cand, end in attach_candidates(sub, arr, rules):
-        spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
-        new = tuple([c for c, _ in spec])
-        got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
-            rules, meld_codes, arr, new, end, vmemo)
+class _AttachParts:
+    """One meld's attach options, face by face (see `attach_options`), filled as hands ask."""
+
+    __slots__ = ("arr", "codes", "end_words", "far", "has_wild", "hi", "lo", "own2", "parts",
+                 "rules", "suit")
+
+    def __init__(self, meld_codes: tuple[int, ...], arr: Arrangement, rules: RuleSet) -> None:
+        self.codes, self.arr, self.rules = meld_codes, arr, rules
+        self.has_wild = arr.wild is not None
+        self.end_words = _ends(rules)
+        self.parts: dict[object, list[AttachOption]] = {}
+        self.lo, self.hi = arr.start, arr.end
+        self.suit = self.own2 = self.far = 0
+        if arr.kind == "run":
+            s = self.suit = suit_index(cast(Suit, arr.suit))
+            self.own2 = 8 + s
+            # the faces two slots off the run's ends: each may come with a wild between
+            far = 0
+            for slot in (self.lo - 2, self.hi + 2):
+                if 1 <= slot <= 13:
+                    far |= _BIT[slot * 4 + s]
+                if slot in (1, 14):
+                    far |= _BIT[4 + s]
+            self.far = far
+
+    def options(self, idx: HandIndex, near: int) -> list[AttachOption]:
+        """The options of a hand holding the faces `near` (its mask and the meld's touch)."""
+        parts = self.parts
+        out: list[AttachOption] = []
+        if self.arr.kind == "set":
+            start = self.arr.start
+            mine = near & (0xF << (start * 4))
+            if mine & (mine - 1):   # two faces of the rank or more: in the order first seen
+                order = [c for c in idx.by_code if c >> 2 == start]
+            else:
+                order = [mine.bit_length() - 1] if mine else []
+            for c in order:
+                got = parts.get(c)
+                if got is None:
+                    got = parts[c] = self._checked([(((c, 0),), None)])
+                out += got
+            wb = near & _WILD_MASK
+            if wb and not self.has_wild:
+                got = parts.get(-wb)
+                if got is None:
+                    got = parts[-wb] = self._checked(
+                        [(((w, 0),), None) for w in _WILDS_HELD[wb]])
+                out += got
+            return out
+        mine = near & _SUIT_BITS[self.suit]
+        x = mine
+        while x:
+            low = x & -x
+            x ^= low
+            c = low.bit_length() - 1
+            got = parts.get(c)
+            if got is None:
+                ends, ace_ends = self.end_words
+                got = parts[c] = self._checked(list(_run_singles(
+                    c, (c, 0), self.lo, self.hi, self.has_wild, ends, ace_ends)))
+            out += got
+        if self.has_wild:
+            return out
+        wb = near & _WILD_MASK
+        if not wb:
+            return out
+        got = parts.get(-wb)
         if got is None:
-            continue
-        arr2 = got
-        allc = list(meld_codes) + [c for c, _ in spec]
-        found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
-    return found
+            ends = self.end_words[0]
+            got = parts[-wb] = self._checked(
+                [(((w, 0),), e) for w in _WILDS_HELD[wb] for e in ends])
+        out += got
+        x = mine & self.far
+        while x:
+            low = x & -x
+            x ^= low
+            c = low.bit_length() - 1
+            two = c == self.own2 and idx.dbl >> c & 1
+            key = (c, wb, two)
+            got = parts.get(key)
+            if got is None:
+                stand_in = {w: [(w, 0)] for w in _WILDS_HELD[wb]}
+                stand_in[c] = [(c, 0), (c, 1)] if two else [(c, 0)]
+                got = parts[key] = self._checked(list(_run_pairs(
+                    c, (c, 0), _wild_copies(stand_in, c, list(_WILDS_HELD[wb])),
+                    self.lo, self.hi)))
+            out += got
+        return out
+
+    def _checked(self, cands: list[tuple[tuple[object, ...], str | None]]
+                 ) -> list[AttachOption]:
+        """Each candidate (as a spec) with the option it makes, if the meld rules accept it."""
+        meld_codes, arr, rules = self.codes, self.arr, self.rules
+        vmemo = verdicts(rules)
+        quiet = attach_run_quiet if arr.kind == "run" else attach_set_quiet
+        found: list[AttachOption] = []
+        for cand, end in cands:
+            spec = cast(Spec, cand)
+            new = tuple([c for c, _ in spec])
+            arr2 = quiet(rules, meld_codes, arr, new, end, vmemo)
+            if arr2 is None:
+                continue
+            allc = meld_codes + new
+            found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
+        return found
