@@ -167,7 +167,8 @@ def _to_suit0(codes: tuple[int, ...], suit: int) -> tuple[int, ...]:
                   else (c & ~3) | ((c - suit) & 3) for c in codes])
 
 
-def _resuited(arr: Arrangement, suit: int) -> Arrangement:
+def resuited(arr: Arrangement, suit: int) -> Arrangement:
+    """The same placement in suit index `suit` (a run's answer for suit 0, renamed)."""
     return arr if arr.suit is None else Arrangement(arr.kind, arr.order, arr.start,
                                                     FRENCH_SUITS[suit], arr.wild)
 
@@ -187,7 +188,7 @@ def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else _resuited(cast(Arrangement, hit), suit)
+    return None if hit is False else resuited(cast(Arrangement, hit), suit)
 
 
 def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
@@ -208,7 +209,7 @@ def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else _resuited(cast(Arrangement, hit), suit)
+    return None if hit is False else resuited(cast(Arrangement, hit), suit)
 
 
 def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]

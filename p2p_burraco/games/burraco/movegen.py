@@ -9,7 +9,10 @@ Incremental by construction: the runs of one suit depend only on that suit's car
 cards in hand, the sets of one rank only on that rank's cards and the wilds. Those lists are
 computed once per distinct content (as (face code, copy) pairs, see memo.py) and only mapped
 back to this hand's positions afterwards, so a draw or a discard recomputes at most one suit.
-A suit's content not seen before is solved per cluster of nearby ranks (`_cluster_options`),
+A hand is indexed as bit masks over the face codes (`HandIndex`), so a key is a few ints.
+A suit's content not seen before is solved per cluster of nearby ranks (`_suit_options`), one
+solved cluster serving all four suits (`_rotation`); a meld's attachments are memoized face by
+face (`attach_options`), so a hand holding a new combination next to it costs lookups only;
 the meld rules are asked once for all four suits (memo.new_run_quiet, memo.attach_run_quiet),
 and a meld none of whose touchable faces (`touch_mask`) the hand holds is not asked at all.
 """
@@ -31,6 +34,7 @@ from .memo import (
     new_meld_codes,
     new_run_quiet,
     new_set_quiet,
+    resuited,
     suit_index,
     table,
     verdicts,
@@ -276,22 +280,6 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
     return [spec for _, spec in found]
 
 
-def _clusters(slots: dict[int, int]) -> list[list[int]]:
-    """The present slots in groups no run crosses (two slots three or more apart cannot be in
-    one run: a single wild fills one gap), groups of one slot left out (no run there)."""
-    out: list[list[int]] = []
-    group: list[int] = []
-    for s in sorted(slots):
-        if group and s - group[-1] >= 3:
-            if len(group) > 1:
-                out.append(group)
-            group = []
-        group.append(s)
-    if len(group) > 1:
-        out.append(group)
-    return out
-
-
 _SET_SHAPES: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
 
 
@@ -516,8 +504,8 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         key = ("runs+", x | wild_bits | (dbl & _RUN_DOUBLES[suit]) << 56)
         opts = memo.get(key)
         if opts is None:
-            ranks, wcounts = idx.suit_counts(suit)
-            opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, verdicts(rules))
+            opts = memo[key] = _suit_options(suit, x, dbl & _RUN_DOUBLES[suit], wild_bits,
+                                             rules, verdicts(rules))
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
@@ -552,28 +540,111 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
 def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
                      rules: RuleSet, memo: dict[object, object]
                      ) -> list[tuple[Spec, MeldOption]]:
-    """The runs of one suit with these counts (`_suit_runs`' order), each with its checked
-    option, solved per cluster: a run never crosses two missing slots, so the suit's present
-    slots fall into groups solved alone (and memoized: a hand with many cards of one suit
-    rarely repeats, its clusters do), merged by length (a stable sort keeps the order)."""
-    slots = _suit_slots(suit, counts)
-    groups = _clusters(slots)
-    if not groups:
+    """The runs of one suit with these counts (ranks 1..13, capped) and wild counts
+    (WILD_CODES order), in `_suit_runs`' order, each with its checked option: `_suit_options`
+    of the same cards given as bits."""
+    x = dbl = 0
+    for r, n in enumerate(counts, 1):
+        if n:
+            x |= _BIT[r * 4 + suit]
+            if n > 1:
+                dbl |= _BIT[r * 4 + suit]
+    wild_bits = sum(_BIT[w] for w, n in zip(WILD_CODES, wcounts) if n)
+    return _suit_options(suit, x, dbl, wild_bits, rules, memo)
+
+
+def _rotation(suit: int) -> list[int]:
+    """The codes of suit 0's faces renamed into `suit` (the other suits and their 2s turn
+    with it; the joker stays): a run of suit 0 made of the faces `c` is, in `suit`, the run
+    of the faces `rot[c]`, placed alike (the meld rules treat every suit alike)."""
+    return [c if c < 4 else (c & ~3) | ((c + suit) & 3) for c in range(56)]
+
+
+_ROT = [_rotation(s) for s in range(4)]
+_SUIT0_WILDS: list[dict[int, int | None]] = [
+    {m: (sum(_BIT[_ROT[(4 - s) & 3][w]] for w in WILD_CODES if m >> w & 1)
+         if not (m >> 8 & ((1 << s) - 1) and m >> (8 + s)) else None)
+     for m in _WILDS_HELD} for s in range(4)]
+"""Per suit, the bits of the wild faces held as suit 0 sees them (`_rotation`), or None where
+the renaming would change their order (WILD_CODES order, the order a run's wild choices come
+in): 2s on both sides of the suit's own 2, say 2♥ and 2♣ in a ♦ run."""
+
+
+def _suit_options(suit: int, x: int, dbl: int, wild_bits: int, rules: RuleSet,
+                  memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+    """The runs of one suit (`_suit_runs`' order), each with its checked option, from bits:
+    `x` the suit's faces held, `dbl` those held twice (only its ace and 2 count), `wild_bits`
+    the wild faces held. Solved per cluster: a run never crosses two missing slots, so the
+    suit's present slots fall into groups solved alone and memoized (a hand with many cards
+    of one suit rarely repeats, its clusters do), merged by length (a stable sort keeps the
+    order). Two slots three or more apart are never in one run (a single wild fills one
+    gap); a group of one slot makes no run."""
+    slots: list[int] = []   # present slots, lowest first; an ace at 1 and at 14
+    y = x >> suit
+    while y:
+        low = y & -y
+        y ^= low
+        slots.append(low.bit_length() >> 2)
+    if not slots:
         return []
-    have = _suit_have(suit, counts, wcounts)
+    if slots[0] == 1:
+        slots.append(14)
+    ace2 = dbl >> (4 + suit) & 1
+    own2 = (dbl >> (8 + suit) & 1) if wild_bits >> (8 + suit) & 1 else 0
     parts: list[list[tuple[Spec, MeldOption]]] = []
-    for group in groups:
-        key = ("run-cluster", suit, tuple([(s, have[slots[s]]) for s in group]), wcounts)
-        opts = memo.get(key)
-        if opts is None:
-            found = _window_runs({s: slots[s] for s in group}, have, rules.ace_to_ace,
-                                 rules.run_max_naturals)
-            found.sort(key=lambda t: -t[0])
-            opts = memo[key] = _checked([spec for _, spec in found], rules, memo, suit)
-        parts.append(opts)  # type: ignore[arg-type]
+    group: list[int] = []
+    for sl in [*slots, 99]:   # a sentinel closes the last group
+        if group and sl - group[-1] >= 3:
+            if len(group) > 1:
+                g = tuple(group)
+                aces = ace2 if g[0] == 1 or g[-1] == 14 else 0
+                key = ("run-cluster", suit, g, aces, own2, wild_bits)
+                opts = memo.get(key)
+                if opts is None:
+                    opts = memo[key] = _cluster_in(suit, g, aces, own2, wild_bits, rules,
+                                                   memo)
+                parts.append(opts)  # type: ignore[arg-type]
+            group = []
+        group.append(sl)
+    if not parts:
+        return []
     if len(parts) == 1:
         return parts[0]
     return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
+
+
+def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
+                rules: RuleSet, memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+    """One cluster's runs in `suit` (`group`: its slots; `aces`, `own2`: the suit's ace, its
+    2 held twice). Those of suit 0 renamed (`_rotation`), memoized under suit 0's key, so one
+    solved cluster serves all four suits; solved in `suit` itself where the renaming would
+    reorder the wild cards (`_SUIT0_WILDS`)."""
+    wild0 = _SUIT0_WILDS[suit][wild_bits]
+    if suit == 0 or wild0 is None:
+        return _solve_cluster(suit, group, aces, own2, wild_bits, rules, memo)
+    key = ("run-cluster", 0, group, aces, own2, wild0)
+    opts0 = cast("list[tuple[Spec, MeldOption]] | None", memo.get(key))
+    if opts0 is None:
+        opts0 = memo[key] = _solve_cluster(0, group, aces, own2, wild0, rules, memo)
+    rot = _ROT[suit]
+    return [(tuple([(rot[c], k) for c, k in spec]),
+             (tuple([(rot[c], k) for c, k in placed]), resuited(arr, suit),
+              tuple([rot[c] for c in codes])))
+            for spec, (placed, arr, codes) in opts0]
+
+
+def _solve_cluster(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
+                   rules: RuleSet, memo: dict[object, object]
+                   ) -> list[tuple[Spec, MeldOption]]:
+    """`_cluster_in` not memoized: the windows of the cluster's slots (`_window_runs`), each
+    asked of the meld rules (`_checked`)."""
+    slots = {s: (4 if s in (1, 14) else s * 4) + suit for s in group}
+    have = {w: 2 if w == 8 + suit and own2 else 1 for w in WILD_CODES if wild_bits >> w & 1}
+    for c in slots.values():
+        have[c] = 2 if (c == 4 + suit and aces) or (c == 8 + suit and own2) else 1
+    found = _window_runs(slots, have, rules.ace_to_ace, rules.run_max_naturals)
+    found.sort(key=lambda t: -t[0])
+    return _checked([spec for _, spec in found], rules, memo, suit)
 
 
 def touch_mask(arr: Arrangement) -> int:
