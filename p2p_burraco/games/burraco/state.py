@@ -141,15 +141,18 @@ class MeldState:
 
 
 class _MeldPlan:
-    """What `_check_meld` would return for one group, kept unexpanded until it is applied."""
+    """What `_check_meld` would return for one group, kept unexpanded until it is applied
+    (`refs`: the cards in placed order)."""
 
-    __slots__ = ("arr", "codes", "placed")
+    __slots__ = ("arr", "codes", "refs")
 
-    def __init__(self, arr: Arrangement, placed: tuple[Pos, ...], codes: tuple[int, ...]) -> None:
-        self.arr, self.placed, self.codes = arr, placed, codes
+    def __init__(self, arr: Arrangement, refs: tuple[CardRef, ...], codes: tuple[int, ...]
+                 ) -> None:
+        self.arr, self.refs, self.codes = arr, refs, codes
 
     def expand(self) -> tuple[Groups]:
-        return ([(self.arr, list(self.placed), [cast(Card, CODE_CARD[c]) for c in self.codes])],)
+        return ([(self.arr, [p for p, _ in self.refs],
+                  [cast(Card, CODE_CARD[c]) for c in self.codes])],)
 
 
 class _AttachPlan:
@@ -157,11 +160,11 @@ class _AttachPlan:
 
     __slots__ = ("arr", "new", "old")
 
-    def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[Pos, ...]) -> None:
+    def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[CardRef, ...]) -> None:
         self.arr, self.old, self.new = arr, old, new
 
     def expand(self) -> tuple[Arrangement, list[Pos]]:
-        allpos = self.old + list(self.new)
+        allpos = self.old + [p for p, _ in self.new]
         return (self.arr, [allpos[i] for i in self.arr.order])
 
 
@@ -441,6 +444,7 @@ class BurracoHand:
         rules = self.rules
         memo_table = memo.table(rules)
         n_hand = len(mine)
+        by_code = idx.by_code
         # Candidates come with their verdict under the meld rules (movegen's memoized options:
         # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
         # more: _check_after has nothing to say then, and the cards are the seat's own by
@@ -457,16 +461,16 @@ class BurracoHand:
                     continue
                 if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
                     continue
-                placed = idx.positions(placed_spec)
-                if n_hand - len(placed) < 2 and not self._may_leave(
-                        seat, placed, extra=[([CODE_CARD[c] for c in faces_key], _norm(arr))]):
+                refs = tuple([((p := by_code[c][k]), known[p]) for c, k in placed_spec])
+                if n_hand - len(refs) < 2 and not self._may_leave(
+                        seat, refs, extra=[([CODE_CARD[c] for c in faces_key], _norm(arr))]):
                     continue
-                refs = tuple([(p, known[p]) for p in placed])
-                act = acts.get(("meld", refs))  # type: ignore[assignment]
+                key = ("meld", refs)
+                act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
-                    act = acts[("meld", refs)] = A.Meld(groups=(refs,))
+                    act = acts[key] = A.Meld(groups=(refs,))
                 seen.add(faces_key)
-                plans[id(act)] = (act, seat, _MeldPlan(arr, placed, faces_key))
+                plans[id(act)] = (act, seat, _MeldPlan(arr, refs, faces_key))
                 yield act
         else:
             for groups in self._opening_candidates(seat, None):
@@ -482,16 +486,16 @@ class BurracoHand:
                                                         touch):
                 if k2 in done:
                     continue
-                cand = idx.positions(spec)
-                key = ("attach", m.id, tuple([(p, known[p]) for p in cand]), end)
+                refs = tuple([((p := by_code[c][k]), known[p]) for c, k in spec])
+                key = ("attach", m.id, refs, end)
                 act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
-                    act = acts[key] = A.Attach(*key[1:])
-                if n_hand - len(cand) < 2 and not self._may_leave(
-                        seat, cand, replace={m.id: ([CODE_CARD[c] for c in k2], _norm(arr2))}):
+                    act = acts[key] = A.Attach(m.id, refs, end)
+                if n_hand - len(refs) < 2 and not self._may_leave(
+                        seat, refs, replace={m.id: ([CODE_CARD[c] for c in k2], _norm(arr2))}):
                     continue
                 done.add(k2)
-                plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, cand))
+                plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, refs))
                 yield act
         single = self.took_single if rules.single_card_pile else None
         if n_hand >= 2:   # one discard per face, its first copy in hand (not a one-card pile's)
@@ -601,14 +605,14 @@ class BurracoHand:
             return False
         return True
 
-    def _may_leave(self, seat: Seat, used: tuple[Pos, ...], extra: Pending = None,
+    def _may_leave(self, seat: Seat, used: tuple[CardRef, ...], extra: Pending = None,
                    replace: Replacing = None) -> bool:
         """Would a meld or attachment already checked against the meld rules, putting down
-        the cards at `used`, leave a hand that may stand (`_check_after`: two cards or
+        the cards `used`, leave a hand that may stand (`_check_after`: two cards or
         more, on to the pozzetto, or a closing)? What `apply` would decide, without checking
         the meld again: move generation asks it near the end of a hand, where it is most of
         the work."""
-        gone = set(used)
+        gone = {p for p, _ in used}
         try:
             self._check_after(seat, [p for p in self.hands[seat] if p not in gone],
                               extra=extra, replace=replace, single=self.took_single)
