@@ -196,16 +196,31 @@ def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
                      ) -> Arrangement | None:
     """`attach_codes` onto a run (None where it raises), memoized once for all four suits as
     `new_run_quiet` is."""
+    suit, prefix = attach_run_prefix(old, old_arr)
+    return attach_run_asked(rules, prefix, suit, old_arr, new, wild_end, memo)
+
+
+def attach_run_prefix(old: tuple[int, ...], old_arr: Arrangement
+                      ) -> tuple[int, tuple[object, ...]]:
+    """The run's suit index and what `attach_run_asked` keys on for this run: made once per
+    meld when many candidates are asked of it."""
     suit = _SUIT_INDEX[cast(Suit, old_arr.suit)]
-    k = ("attach~", _to_suit0(old, suit), old_arr.start, old_arr.wild, old_arr.order,
-         _to_suit0(new, suit), wild_end)
+    return suit, ("attach~", _to_suit0(old, suit), old_arr.start, old_arr.wild, old_arr.order)
+
+
+def attach_run_asked(rules: RuleSet, prefix: tuple[object, ...], suit: int,
+                     old_arr: Arrangement, new: tuple[int, ...], wild_end: str | None,
+                     memo: dict[object, object]) -> Arrangement | None:
+    """`attach_run_quiet` of a run given by its `attach_run_prefix`."""
+    k = (*prefix, _to_suit0(new, suit), wild_end)
     hit = memo.get(k)
     if hit is None:
         arr0 = Arrangement(old_arr.kind, old_arr.order, old_arr.start, FRENCH_SUITS[0],
                            old_arr.wild)
         try:
-            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in k[1]], arr0,
-                                 [cast(Card, CODE_CARD[c]) for c in k[5]], rules, wild_end)
+            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in cast("tuple[int, ...]", k[1])],
+                                 arr0, [cast(Card, CODE_CARD[c]) for c in k[5]],  # type: ignore[attr-defined]
+                                 rules, wild_end)
         except MeldError:
             hit = False
         memo[k] = hit

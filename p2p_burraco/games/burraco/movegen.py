@@ -28,7 +28,8 @@ from ..cards import Card, Suit
 from .melds import Arrangement, MeldError
 from .memo import (
     WILD_CODES,
-    attach_run_quiet,
+    attach_run_asked,
+    attach_run_prefix,
     attach_set_quiet,
     code,
     new_meld_codes,
@@ -695,7 +696,7 @@ class _AttachParts:
     """One meld's attach options, face by face (see `attach_options`), filled as hands ask."""
 
     __slots__ = ("arr", "codes", "end_words", "far", "has_wild", "hi", "lo", "own2", "parts",
-                 "rules", "suit")
+                 "prefix", "rules", "suit")
 
     def __init__(self, meld_codes: tuple[int, ...], arr: Arrangement, rules: RuleSet) -> None:
         self.codes, self.arr, self.rules = meld_codes, arr, rules
@@ -704,8 +705,10 @@ class _AttachParts:
         self.parts: dict[object, list[AttachOption]] = {}
         self.lo, self.hi = arr.start, arr.end
         self.suit = self.own2 = self.far = 0
+        self.prefix: tuple[object, ...] = ()
         if arr.kind == "run":
-            s = self.suit = suit_index(cast(Suit, arr.suit))
+            s, self.prefix = attach_run_prefix(meld_codes, arr)
+            self.suit = s
             self.own2 = 8 + s
             # the faces two slots off the run's ends: each may come with a wild between
             far = 0
@@ -785,12 +788,15 @@ class _AttachParts:
         """Each candidate (as a spec) with the option it makes, if the meld rules accept it."""
         meld_codes, arr, rules = self.codes, self.arr, self.rules
         vmemo = verdicts(rules)
-        quiet = attach_run_quiet if arr.kind == "run" else attach_set_quiet
+        run = arr.kind == "run"
         found: list[AttachOption] = []
         for cand, end in cands:
             spec = cast(Spec, cand)
             new = tuple([c for c, _ in spec])
-            arr2 = quiet(rules, meld_codes, arr, new, end, vmemo)
+            if run:
+                arr2 = attach_run_asked(rules, self.prefix, self.suit, arr, new, end, vmemo)
+            else:
+                arr2 = attach_set_quiet(rules, meld_codes, arr, new, end, vmemo)
             if arr2 is None:
                 continue
             allc = meld_codes + new

@@ -91,6 +91,11 @@ def deal_schedule(rules: RuleSet, n_seats: int, dealer: Seat, *, each_for_himsel
     return DealSchedule(size, tuple(tuple(h) for h in hands), tuple(pozz), face_up, p, first)
 
 
+def _cards(codes: tuple[int, ...]) -> list[Card]:
+    """The faces of these codes (never the empty code: a meld's codes are faces)."""
+    return [cast(Card, CODE_CARD[c]) for c in codes]
+
+
 def _norm(arr: Arrangement) -> Arrangement:
     """The same arrangement re-indexed to the placed order (index i = i-th card placed)."""
     return Arrangement(arr.kind, tuple(range(len(arr.order))), arr.start, arr.suit,
@@ -445,6 +450,7 @@ class BurracoHand:
         memo_table = memo.table(rules)
         n_hand = len(mine)
         by_code = idx.by_code
+        ids = cast("list[CardId]", known)   # the hand's cards are known: the index says so
         # Candidates come with their verdict under the meld rules (movegen's memoized options:
         # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
         # more: _check_after has nothing to say then, and the cards are the seat's own by
@@ -461,14 +467,14 @@ class BurracoHand:
                     continue
                 if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
                     continue
-                refs = tuple([((p := by_code[c][k]), known[p]) for c, k in placed_spec])
+                refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in placed_spec])
                 if n_hand - len(refs) < 2 and not self._may_leave(
-                        seat, refs, extra=[([CODE_CARD[c] for c in faces_key], _norm(arr))]):
+                        seat, refs, extra=[(_cards(faces_key), _norm(arr))]):
                     continue
-                key = ("meld", refs)
-                act = acts.get(key)  # type: ignore[assignment]
+                mkey = ("meld", refs)
+                act = acts.get(mkey)  # type: ignore[assignment]
                 if act is None:
-                    act = acts[key] = A.Meld(groups=(refs,))
+                    act = acts[mkey] = A.Meld(groups=(refs,))
                 seen.add(faces_key)
                 plans[id(act)] = (act, seat, _MeldPlan(arr, refs, faces_key))
                 yield act
@@ -486,13 +492,13 @@ class BurracoHand:
                                                         touch):
                 if k2 in done:
                     continue
-                refs = tuple([((p := by_code[c][k]), known[p]) for c, k in spec])
+                refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in spec])
                 key = ("attach", m.id, refs, end)
                 act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
                     act = acts[key] = A.Attach(m.id, refs, end)
                 if n_hand - len(refs) < 2 and not self._may_leave(
-                        seat, refs, replace={m.id: ([CODE_CARD[c] for c in k2], _norm(arr2))}):
+                        seat, refs, replace={m.id: (_cards(k2), _norm(arr2))}):
                     continue
                 done.add(k2)
                 plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, refs))
