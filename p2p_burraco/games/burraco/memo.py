@@ -169,8 +169,10 @@ def _to_suit0(codes: tuple[int, ...], suit: int) -> tuple[int, ...]:
 
 def resuited(arr: Arrangement, suit: int) -> Arrangement:
     """The same placement in suit index `suit` (a run's answer for suit 0, renamed)."""
-    return arr if arr.suit is None else Arrangement(arr.kind, arr.order, arr.start,
-                                                    FRENCH_SUITS[suit], arr.wild)
+    to = FRENCH_SUITS[suit]
+    if arr.suit is None or arr.suit is to:
+        return arr
+    return Arrangement(arr.kind, arr.order, arr.start, to, arr.wild)
 
 
 def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,

@@ -48,6 +48,8 @@ from .rules import RuleSet
 Pending = list[tuple[list[Card], Arrangement]] | None
 Replacing = dict[int, tuple[list[Card], Arrangement]] | None
 Groups = list[tuple[Arrangement, list[Pos], list[Card]]]
+MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
+"""A meld as move generation reads it (`BurracoHand._meld_row`)."""
 
 # owner codes for positions not in a hand
 STOCK, PILE, MELD, POZZ, ASIDE, UNDEALT = -1, -2, -3, -4, -5, -6
@@ -198,8 +200,7 @@ class BurracoHand:
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
         self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
-        self._tm: dict[int, tuple[int, list[tuple[MeldState, list[Pos], tuple[int, ...],
-                                                  Arrangement, int]]]] | None = None
+        self._tm: dict[int, tuple[int, list[MeldRow]]] | None = None
         # ^ the sides' melds as move generation reads them (`_team_melds`)
         self.each_for_himself = each_for_himself
         self.dynamic = rules.dynamic_sides(n_seats, each_for_himself, switched)
@@ -530,45 +531,62 @@ class BurracoHand:
                 plans[id(act)] = (act, seat, plan3)
                 yield act
 
-    def _melds_changed(self, team: int) -> None:
-        """The side's melds changed: `_team_melds` forgets them (a new dict: copies share
-        the old one)."""
+    def _team_melds(self, team: int) -> tuple[int, list[MeldRow]]:
+        """The side's melds in id order as `_meld_row`s, and the union of their touch masks:
+        a hand that touches none skips the loop over the melds at once. Made once, then
+        kept up to date as melds are laid and changed (`_melds_laid`, `_meld_changed`).
+        `_tm` is never changed in place, only rebound: copies share it, and their melds part
+        when one of them moves."""
         tm = self._tm
-        if tm:
-            self._tm = {t: v for t, v in tm.items() if t != team}
-
-    def _team_melds(self, team: int) -> tuple[int, list[tuple[MeldState, list[Pos],
-                                                              tuple[int, ...], Arrangement,
-                                                              int]]]:
-        """The side's melds in id order, each with its positions, face codes, arrangement and
-        `touch_mask`, and the union of those masks: a hand that touches none skips the loop
-        over the melds at once. Kept until a meld or what is known changes (`_tm` is
-        rebound then, never changed in place: copies share it until one of them moves)."""
-        tm = self._tm
-        if tm is None:
-            tm = self._tm = {}
-        got = tm.get(team)
+        got = tm.get(team) if tm else None
         if got is None:
-            rows = []
+            # in id order: the dict is filled by increasing id
+            rows = [self._meld_row(m) for m in self.melds.values() if m.team == team]
             union = 0
-            known = self.known
-            cid_code = self._codes
-            for m in self.melds.values():  # in id order: the dict is filled by increasing id
-                if m.team != team:
-                    continue
-                mpos = m.positions
-                cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
-                if cached is not None and cached[0] is mpos:
-                    mcodes, marr, touch = cached[1], cached[2], cached[3]
-                else:
-                    mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
-                    marr = m.arrangement()
-                    touch = touch_mask(marr)
-                    m.__dict__["_codes"] = (mpos, mcodes, marr, touch)
-                rows.append((m, mpos, mcodes, marr, touch))
-                union |= touch
-            got = tm[team] = (union, rows)
+            for row in rows:
+                union |= row[4]
+            got = (union, rows)
+            self._tm = {**tm, team: got} if tm else {team: got}
         return got
+
+    def _meld_row(self, m: MeldState) -> MeldRow:
+        """A meld as move generation reads it: itself, its positions, its face codes, its
+        arrangement and `touch_mask` (kept on the meld until it changes: copies share it)."""
+        mpos = m.positions
+        cached = m.__dict__.get("_codes")
+        if cached is not None and cached[0] is mpos:
+            return cast(MeldRow, cached[1])
+        known = self.known
+        cid_code = self._codes
+        marr = m.arrangement()
+        row = (m, mpos, tuple([cid_code[known[p]] for p in mpos]),  # type: ignore[index]
+               marr, touch_mask(marr))
+        m.__dict__["_codes"] = (mpos, row)
+        return row
+
+    def _melds_laid(self, team: int, laid: list[MeldState]) -> None:
+        """New melds of the side (the newest ids): their rows go after the side's others."""
+        tm = self._tm
+        got = tm.get(team) if tm else None
+        if got is None:
+            return
+        union, rows = got
+        new = [self._meld_row(m) for m in laid]
+        for row in new:
+            union |= row[4]
+        self._tm = {**tm, team: (union, rows + new)}  # type: ignore[dict-item]
+
+    def _meld_changed(self, m: MeldState) -> None:
+        """A meld of the side took cards: its row is made again."""
+        tm = self._tm
+        got = tm.get(m.team) if tm else None
+        if got is None:
+            return
+        rows = [self._meld_row(m) if row[0].id == m.id else row for row in got[1]]
+        union = 0
+        for row in rows:
+            union |= row[4]
+        self._tm = {**tm, m.team: (union, rows)}  # type: ignore[dict-item]
 
     def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
         return tuple(self._ref(p) for p in positions)
@@ -915,11 +933,11 @@ class BurracoHand:
             for r in action.cards:
                 self.learn(*r)
             m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
-            self._melds_changed(m.team)
             for r in action.cards:
                 self.hands[seat].remove(r[0])
                 self.owner[r[0]] = MELD
             m.attach(tuple(r[0] for r in action.cards), arr, positions)
+            self._meld_changed(m)
             self.acted = True
             self._after_meld(seat)
             return
@@ -944,7 +962,7 @@ class BurracoHand:
 
     def _lay(self, seat: Seat, groups: list[tuple[Arrangement, list[Pos], list[Card]]]) -> None:
         team = self.team_of[seat]
-        self._melds_changed(team)
+        laid = []
         for arr, positions, placed in groups:
             for p in positions:
                 if self.owner[p] == PILE:
@@ -953,10 +971,12 @@ class BurracoHand:
                     self.hands[seat].remove(p)
                 self.owner[p] = MELD
             wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
-            self.melds[self.next_meld] = MeldState(
+            m = self.melds[self.next_meld] = MeldState(
                 self.next_meld, team, arr.kind, list(positions), arr.start, arr.suit, wild, seat,
                 moves=[tuple(positions)])
+            laid.append(m)
             self.next_meld += 1
+        self._melds_laid(team, laid)
         self._after_meld(seat)
 
     def _after_meld(self, seat: Seat) -> None:
