@@ -51,6 +51,8 @@ Groups = list[tuple[Arrangement, list[Pos], list[Card]]]
 MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
 """A meld as move generation reads it (`BurracoHand._meld_row`)."""
 
+_PLAIN = ("plain",)   # the plan of a discard that leaves two cards or more
+
 # owner codes for positions not in a hand
 STOCK, PILE, MELD, POZZ, ASIDE, UNDEALT = -1, -2, -3, -4, -5, -6
 
@@ -200,6 +202,7 @@ class BurracoHand:
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
         self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
+        self._discards: dict[Pos, tuple[Action, Seat, object]] = {}  # see legal_actions
         self._tm: dict[int, tuple[int, list[MeldRow]]] | None = None
         # ^ the sides' melds as move generation reads them (`_team_melds`)
         self.each_for_himself = each_for_himself
@@ -506,23 +509,28 @@ class BurracoHand:
                 yield act
         single = self.took_single if rules.single_card_pile else None
         if n_hand >= 2:   # one discard per face, its first copy in hand (not a one-card pile's)
-            plain = ("plain",)
-            for ps in idx.by_code.values():
+            # each position's discard and its plan entry, kept by position (a position holds
+            # one card, and one seat's while it is in hand) and shared like `_acts`
+            discards = self._discards
+            for ps in by_code.values():
                 p = ps[0]
                 if p == single:
                     if len(ps) < 2:
                         continue
                     p = ps[1]
-                ref = (p, known[p])
-                act = acts.get(ref)  # type: ignore[assignment]
-                if act is None:  # (a discard's key is its card ref: no other key is a pair)
-                    act = acts[ref] = A.Discard(ref)
-                plans[id(act)] = (act, seat, plain)
-                yield act
+                got = discards.get(p)
+                if got is None or got[1] != seat:
+                    ref = (p, ids[p])
+                    act = acts.get(ref)  # type: ignore[assignment]
+                    if act is None:  # (a discard's key is its card ref: no other key is a pair)
+                        act = acts[ref] = A.Discard(ref)
+                    got = discards[p] = (act, seat, _PLAIN)
+                plans[id(got[0])] = got
+                yield got[0]
             return
-        for ps in idx.by_code.values():  # the last card: it must be one that may go
+        for ps in by_code.values():  # the last card: it must be one that may go
             p = ps[0]
-            ref = (p, known[p])
+            ref = (p, ids[p])
             act = acts.get(ref)  # type: ignore[assignment]
             if act is None:
                 act = acts[ref] = A.Discard(ref)
@@ -1195,6 +1203,7 @@ class BurracoHand:
             new.knowledge.learn(pos, cid)
         new._plans = {}
         new._acts = {}     # its cards differ: its actions are its own
+        new._discards = {}
         new._tm = None
         return new
 
