@@ -85,24 +85,29 @@ _WILDS_HELD: dict[int, tuple[int, ...]] = {
     m: tuple([w for w in WILD_CODES if m >> w & 1])
     for m in range(_WILD_MASK + 1) if not m & ~_WILD_MASK}
 """The wild faces held (WILD_CODES order), by the hand's mask of wild bits."""
+_RANK_FACES: list[list[tuple[int, ...]]] = [
+    [tuple([r * 4 + k for k in range(4) if f >> k & 1]) for f in range(16)] for r in range(14)]
+"""The codes of rank r whose bits (one per suit) are set in f, lowest first."""
 _NIBBLE0 = sum(1 << (4 * r) for r in range(14))
 _SET_RANKS = _NIBBLE0 & ~1 & ~(1 << 8)       # bit 4r for every rank a set can be of (not 0, 2)
 
 
 class HandIndex:
     """A hand as positions per face code (`by_code`, codes in first-seen order) and two bit
-    masks over the 56 codes: `mask`, the faces held, and `dbl`, the faces held twice or more.
+    masks over the 56 codes: `mask`, the faces held, and `dbl`, the faces held twice or more;
+    `hand` lists the positions in hand order (at least each face's first).
 
     The generators key their memo tables on masked bits of these (a suit's faces, the faces
     near a meld): a key is a few ints, built without a loop over the hand, and the lists,
     tuples and counts a miss needs are made from the bits only then (`suit_counts`, and the
     properties below, which the tests and the opening search read)."""
 
-    __slots__ = ("by_code", "dbl", "mask")
+    __slots__ = ("by_code", "dbl", "hand", "mask")
 
     def __init__(self, by_code: dict[int, list[Pos]]) -> None:
         """`by_code`: the hand's positions per face code, codes in first-seen order."""
         self.by_code = by_code
+        self.hand: Sequence[Pos] = [ps[0] for ps in by_code.values()]  # hand order, firsts
         self.mask = sum(map(_BIT.__getitem__, by_code))   # distinct bits: a sum is an or
         self.dbl = sum([_BIT[c] for c, ps in by_code.items() if len(ps) > 1])
 
@@ -129,6 +134,7 @@ class HandIndex:
                 dbl |= _BIT[c]
         idx = object.__new__(cls)
         idx.by_code = by_code
+        idx.hand = positions
         idx.mask = sum(map(_BIT.__getitem__, by_code))
         idx.dbl = dbl
         return idx
@@ -520,13 +526,22 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         return
     wilds = _WILDS_HELD[wild_bits]
     by_code = idx.by_code
+    present: tuple[tuple[int, int], ...]
     while multi:
         low = multi & -multi
         multi ^= low
         rank = low.bit_length() >> 2
         faces = mask >> (rank * 4) & 15
         if faces & (faces - 1):   # two faces of the rank or more: in the order first seen
-            present = tuple([(c, len(ps)) for c, ps in by_code.items() if c >> 2 == rank])
+            pair = _RANK_FACES[rank][faces]
+            if len(pair) == 2:
+                a, b = pair
+                pa, pb = by_code[a], by_code[b]
+                if idx.hand.index(pa[0]) > idx.hand.index(pb[0]):
+                    a, b, pa, pb = b, a, pb, pa
+                present = ((a, len(pa)), (b, len(pb)))
+            else:
+                present = tuple([(c, len(ps)) for c, ps in by_code.items() if c >> 2 == rank])
         else:
             c = rank * 4 + faces.bit_length() - 1
             present = ((c, len(by_code[c])),)
