@@ -33,6 +33,9 @@ for _r in range(1, 14):
     for _s, _suit in enumerate(FRENCH_SUITS):
         CODE_CARD[_r * 4 + _s] = Card(_r, _suit)
 _CODE_OF: dict[Card, int] = {c: i for i, c in enumerate(CODE_CARD) if c is not None}
+FACES: list[Card] = [JOKER if c is None else c for c in CODE_CARD]
+"""The face of each code, typed as a face (codes 1 to 3 are never used: they read the
+joker here)."""
 WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
 MAX_ENTRIES = 8192
 """An options table this full forgets its older half: ~600 bytes an entry, so at most ~5 MB
@@ -117,7 +120,7 @@ def new_meld_codes(rules: RuleSet, codes: tuple[int, ...],
     if memo is None:
         memo = verdicts(rules)
     def make() -> Arrangement:
-        faces = [cast(Card, CODE_CARD[c]) for c in codes]
+        faces = [FACES[c] for c in codes]
         return arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
     return _cached(memo, ("new", codes), make)
 
@@ -137,8 +140,8 @@ def attach_codes(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
     k = ("attach", old, old_arr.kind, old_arr.start, old_arr.wild, old_arr.order, new,
          wild_end)
     return _cached(memo, k, lambda: arrange_attach(
-        [cast(Card, CODE_CARD[c]) for c in old], old_arr,
-        [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end))
+        [FACES[c] for c in old], old_arr,
+        [FACES[c] for c in new], rules, wild_end))
 
 
 def _cached(memo: dict[object, object], key: object,
@@ -184,13 +187,13 @@ def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,
     key = ("new~", _to_suit0(codes, suit))
     hit = memo.get(key)
     if hit is None:
-        faces = [cast(Card, CODE_CARD[c]) for c in key[1]]
+        faces = [FACES[c] for c in key[1]]
         try:
             hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else resuited(cast(Arrangement, hit), suit)
+    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]
 
 
 def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
@@ -220,13 +223,13 @@ def attach_run_asked(rules: RuleSet, prefix: tuple[object, ...], suit: int,
         arr0 = Arrangement(old_arr.kind, old_arr.order, old_arr.start, FRENCH_SUITS[0],
                            old_arr.wild)
         try:
-            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in cast("tuple[int, ...]", k[1])],
-                                 arr0, [cast(Card, CODE_CARD[c]) for c in k[5]],  # type: ignore[attr-defined]
+            old0, new0 = cast("tuple[int, ...]", k[1]), cast("tuple[int, ...]", k[5])
+            hit = arrange_attach([FACES[c] for c in old0], arr0, [FACES[c] for c in new0],
                                  rules, wild_end)
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else resuited(cast(Arrangement, hit), suit)
+    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]
 
 
 def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]
@@ -235,22 +238,22 @@ def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, obj
     them; None where it raises), memoized on what a set's placement depends on: its rank
     and which of its cards are wild (suits never matter to a set). Only for move
     generation: a refusal's message is not kept."""
-    wilds = tuple([_wild_code(c) for c in codes])
+    wilds = tuple([_IS_WILD[c] for c in codes])
     rank = next(c >> 2 for c, w in zip(codes, wilds) if not w)
     key = ("new-set~", rank, wilds)
     hit = memo.get(key)
     if hit is None:
-        faces = [cast(Card, CODE_CARD[c]) for c in codes]
+        faces = [FACES[c] for c in codes]
         try:
             hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else cast(Arrangement, hit)
+    return None if hit is False else hit  # type: ignore[return-value]
 
 
-def _wild_code(c: int) -> bool:
-    return c == 0 or 8 <= c <= 11
+_IS_WILD: list[bool] = [c == 0 or 8 <= c <= 11 for c in range(N_CODES)]
+"""Is the face of this code a wild card (the joker, a 2)."""
 
 
 def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
@@ -260,14 +263,14 @@ def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
     depends on: its rank, which of its cards and of the new ones are wild, and whether each
     new natural is of its rank (suits never matter to a set, nor does a word on the end)."""
     rank = old_arr.start
-    k = ("attach-set~", rank, tuple([_wild_code(c) for c in old]),
-         tuple([2 if _wild_code(c) else int(c >> 2 == rank) for c in new]))
+    k = ("attach-set~", rank, tuple([_IS_WILD[c] for c in old]),
+         tuple([2 if _IS_WILD[c] else int(c >> 2 == rank) for c in new]))
     hit = memo.get(k)
     if hit is None:
         try:
-            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in old], old_arr,
-                                 [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end)
+            hit = arrange_attach([FACES[c] for c in old], old_arr,
+                                 [FACES[c] for c in new], rules, wild_end)
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else cast(Arrangement, hit)
+    return None if hit is False else hit  # type: ignore[return-value]

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 from ..base import (
     Action,
@@ -41,7 +41,7 @@ from .melds import (
     classify,
     is_wild,
 )
-from .memo import CODE_CARD
+from .memo import FACES
 from .movegen import HandIndex, attach_options, meld_candidates, meld_options, touch_mask
 from .rules import RuleSet
 
@@ -97,7 +97,7 @@ def deal_schedule(rules: RuleSet, n_seats: int, dealer: Seat, *, each_for_himsel
 
 def _cards(codes: tuple[int, ...]) -> list[Card]:
     """The faces of these codes (never the empty code: a meld's codes are faces)."""
-    return [cast(Card, CODE_CARD[c]) for c in codes]
+    return [FACES[c] for c in codes]
 
 
 def _norm(arr: Arrangement) -> Arrangement:
@@ -161,7 +161,7 @@ class _MeldPlan:
 
     def expand(self) -> tuple[Groups]:
         return ([(self.arr, [p for p, _ in self.refs],
-                  [cast(Card, CODE_CARD[c]) for c in self.codes])],)
+                  [FACES[c] for c in self.codes])],)
 
 
 class _AttachPlan:
@@ -899,7 +899,7 @@ class BurracoHand:
         self.pile.append(ref[0])
         self.owner[ref[0]] = PILE
 
-    def _do(self, seat: Seat, action: Action, plan: object) -> None:
+    def _do(self, seat: Seat, action: Action, plan: Any) -> None:
         if isinstance(action, A.Draw):
             self._draw_to(seat)
             self._phase = "play"
@@ -913,7 +913,7 @@ class BurracoHand:
             return
         self.can_redraw = False
         if isinstance(action, (A.Take, A.TakeTop)):
-            taken, groups = cast("tuple[list[Pos], Groups]", plan)
+            taken, groups = plan
             if isinstance(action, A.Take) and len(taken) == 1:
                 self.took_single = taken[0] if self.rules.single_card_pile else None
             # only the previous player's discard: a one-card pile, or the top card alone
@@ -930,14 +930,14 @@ class BurracoHand:
                 self.acted = True
             return
         if isinstance(action, A.Meld):
-            (groups,) = cast("tuple[Groups]", plan)
+            (groups,) = plan
             for r in action.shown():
                 self.learn(*r)
             self._lay(seat, groups)
             self.acted = True
             return
         if isinstance(action, A.Attach):
-            arr, positions = cast("tuple[Arrangement, list[Pos]]", plan)
+            arr, positions = plan
             for r in action.cards:
                 self.learn(*r)
             m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
@@ -951,7 +951,7 @@ class BurracoHand:
             return
         if isinstance(action, A.Discard):
             self._to_pile(seat, action.card)
-            what = cast("tuple[str]", plan)[0]
+            what = plan[0]
             if what == "pozzetto":
                 self._claim_pozzetto(seat, al_volo=False)
             elif what == "close":
@@ -1223,11 +1223,13 @@ class BurracoHand:
 
     def hand_refs(self, seat: Seat) -> list[tuple[Pos, CardId | None]]:
         """The seat's hand as (position, card or None): cheaper than a whole view (bots)."""
-        return [(p, self.known[p]) for p in self.hands[seat]]
+        known = self.known
+        return [(p, known[p]) for p in self.hands[seat]]
 
     def pile_refs(self) -> list[tuple[Pos, CardId | None]]:
         """The discard pile, bottom first (face up: public)."""
-        return [(p, self.known[p]) for p in self.pile]
+        known = self.known
+        return [(p, known[p]) for p in self.pile]
 
     def meld_view(self, m: MeldState) -> dict[str, WireValue]:
         faces = [self._face_or_none(p) for p in m.positions]
