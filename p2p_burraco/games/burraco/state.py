@@ -251,7 +251,9 @@ class BurracoHand:
         self.closed_by: Seat | None = None
         self.end_reason = ""
         self._abandoned_by: Seat | None = None
-        self.log: list[tuple[Seat, str]] = []
+        self.log: list[tuple[Seat, Action | str]] = []
+        # ^ the last steps, each told in the console notation when it is shown (public_view):
+        #   formatting every step as it is applied would cost more than the rest of `apply`
 
     # ------------------------------------------------------------------ knowledge
     def card_at(self, pos: Pos) -> CardId | None:
@@ -674,7 +676,7 @@ class BurracoHand:
             plan = self._check(seat, action)
         self._plans = {}
         self._do(seat, action, plan)
-        self.log.append((seat, str(action) if not isinstance(action, A.Draw) else "draw"))
+        self.log.append((seat, action))
         if len(self.log) > 40:
             del self.log[:-40]
 
@@ -1258,7 +1260,7 @@ class BurracoHand:
             "opened": [self.opened(self.team_of[s]) for s in range(self.n_seats)],
             "closed_by": self.closed_by, "end": self.end_reason,
             "abandoned_by": self._abandoned_by,
-            "log": [[s, t] for s, t in self.log[-12:]],
+            "log": [[s, str(t)] for s, t in self.log[-12:]],
         }
 
     def player_view(self, seat: Seat) -> dict[str, WireValue]:
