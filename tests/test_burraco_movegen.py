@@ -135,7 +135,7 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
     for old, arr in melds[:12]:
         norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
                            None if arr.wild is None else arr.order.index(arr.wild))
-        if not hand2.mask & touch_mask(norm):   # the generator skips the meld: rightly
+        if not hand2.mask & touch_mask(norm, old):   # the generator skips the meld: rightly
             assert attach_options(hand2, old, norm, rules, {}) == []
         quiet = attach_run_quiet if arr.kind == "run" else attach_set_quiet
         for cand, end in attach_candidates(sub, norm, rules):
@@ -233,7 +233,8 @@ def test_a_full_memo_table_forgets_its_older_half(which: str, bound: str) -> Non
 
 
 MELDS = ["5h 6h 7h", "5h 6h JK 8h 9h", "Ah 2h 3h", "Qh Kh Ah", "3s 4s 2c", "Ks Kd Kc",
-         "Ks Kd JK", "10d Jd Qd Kd", "5h 6h JK", "JK 5h 6h", "Jd Qd 2s"]
+         "Ks Kd JK", "10d Jd Qd Kd", "5h 6h JK", "JK 5h 6h", "Jd Qd 2s",
+         "3h 4h 5h 6h 7h 8h 9h", "10c Jc Qc Kc Ac", "2d 3d 4d JK 6d", "Ac 2c 3c 4c 5c 6c 2h"]
 
 
 def _refused(old: tuple[int, ...], norm: Arrangement, new: list[int], rules: RuleSet) -> bool:
@@ -248,10 +249,11 @@ def _refused(old: tuple[int, ...], norm: Arrangement, new: list[int], rules: Rul
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> None:
-    """Every face `touch_mask` leaves out of a meld, held alone or twice, has no attach
-    option on it (the generator skips such melds without asking `attach_options`), and the
-    meld rules themselves refuse it, alone or with any wild card when the meld holds one
-    (why `attach_options` drops wilds that cannot join such a meld)."""
+    """Every face `touch_mask` leaves out of a meld (given its faces: a run's own faces of rank
+    3 to king too), held alone or twice, has no attach option on it (the generator skips
+    such melds without asking `attach_options`), and the meld rules themselves refuse it,
+    alone or with any wild card when the meld holds one (why `attach_options` drops wilds
+    that cannot join such a meld)."""
     rules = PRESETS[variant]
     table: dict[object, object] = {}
     for text in MELDS:
@@ -263,7 +265,7 @@ def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> N
         old = tuple(memo.code(faces[i]) for i in arr.order)
         norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
                            None if arr.wild is None else arr.order.index(arr.wild))
-        touch = touch_mask(norm)
+        touch = touch_mask(norm, old)
         for c in CODES:
             if touch >> c & 1:
                 continue

@@ -166,8 +166,13 @@ def _to_suit0(codes: tuple[int, ...], suit: int) -> tuple[int, ...]:
     """The faces of a run of suit index `suit` as the run rules see them: its suit renamed
     the first one, and a 2 of another suit as the joker (in this run it can only be wild,
     and the run rules tell wild cards apart only by whether one is natural somewhere)."""
-    return tuple([0 if c < 4 or (8 <= c <= 11 and c != 8 + suit)
-                  else (c & ~3) | ((c - suit) & 3) for c in codes])
+    return tuple(map(_SUIT0[suit].__getitem__, codes))
+
+
+_SUIT0: list[list[int]] = [[0 if c < 4 or (8 <= c <= 11 and c != 8 + s)
+                            else (c & ~3) | ((c - s) & 3) for c in range(N_CODES)]
+                           for s in range(4)]
+"""`_to_suit0` of each code, per suit index (one table lookup a card)."""
 
 
 def resuited(arr: Arrangement, suit: int) -> Arrangement:
@@ -238,7 +243,7 @@ def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, obj
     them; None where it raises), memoized on what a set's placement depends on: its rank
     and which of its cards are wild (suits never matter to a set). Only for move
     generation: a refusal's message is not kept."""
-    wilds = tuple([_IS_WILD[c] for c in codes])
+    wilds = tuple(map(_IS_WILD.__getitem__, codes))
     rank = next(c >> 2 for c, w in zip(codes, wilds) if not w)
     key = ("new-set~", rank, wilds)
     hit = memo.get(key)
@@ -263,7 +268,7 @@ def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
     depends on: its rank, which of its cards and of the new ones are wild, and whether each
     new natural is of its rank (suits never matter to a set, nor does a word on the end)."""
     rank = old_arr.start
-    k = ("attach-set~", rank, tuple([_IS_WILD[c] for c in old]),
+    k = ("attach-set~", rank, tuple(map(_IS_WILD.__getitem__, old)),
          tuple([2 if _IS_WILD[c] else int(c >> 2 == rank) for c in new]))
     hit = memo.get(k)
     if hit is None:

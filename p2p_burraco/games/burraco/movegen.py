@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import product
+from operator import itemgetter
 from typing import cast
 
 from ..base import Pos
@@ -43,6 +44,7 @@ from .memo import (
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
+_FIRST = itemgetter(0)   # a spec's face code: C-level in map(), no frame per card
 Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed order
 
 
@@ -463,15 +465,15 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
     (asked once per rank and wild pattern, see memo.new_set_quiet)."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
-        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit, sets)
+        arr = _verdict(rules, tuple(map(_FIRST, spec)), memo, suit, sets)
         if arr is None:
             continue
-        placed = tuple([spec[i] for i in arr.order])
+        placed = tuple(map(spec.__getitem__, arr.order))
         if placed != spec:
-            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit, sets)
+            arr = _verdict(rules, tuple(map(_FIRST, placed)), memo, suit, sets)
             if arr is None:  # a placed order is a valid typing: kept for safety
                 continue
-        out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
+        out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
     return out
 
 
@@ -645,7 +647,7 @@ def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bi
     rot = _ROT[suit]
     return [(tuple([(rot[c], k) for c, k in spec]),
              (tuple([(rot[c], k) for c, k in placed]), resuited(arr, suit),
-              tuple([rot[c] for c in codes])))
+              tuple(map(rot.__getitem__, codes))))
             for spec, (placed, arr, codes) in opts0]
 
 
@@ -663,11 +665,14 @@ def _solve_cluster(suit: int, group: tuple[int, ...], aces: int, own2: int, wild
     return _checked([spec for _, spec in found], rules, memo, suit)
 
 
-def touch_mask(arr: Arrangement) -> int:
+def touch_mask(arr: Arrangement, codes: Sequence[int] = ()) -> int:
     """The face codes (as bits) that could join a meld of this arrangement, a superset of
     what `attach_options` looks at: a set's rank, a run's suit within two slots of its ends
     (an ace near either end), and the wild cards while the meld holds none (once it holds
-    one, a run's own 2 at slot 2 only). A hand holding none of them attaches nothing."""
+    one, a run's own 2 at slot 2 only). A hand holding none of them attaches nothing.
+    Given the meld's face `codes`, a run's faces of rank 3 to king that it holds already are
+    left out too: a run never holds two of one rank (melds.py), so such a face attaches
+    nothing, and asking the meld rules about it was most of what a new meld cost."""
     if arr.kind == "set":
         mask = sum(1 << (arr.start * 4 + s) for s in range(4))
         return mask | (_WILD_MASK if arr.wild is None else 0)
@@ -678,6 +683,9 @@ def touch_mask(arr: Arrangement) -> int:
         mask |= 1 << (4 + s)
     if arr.wild is None:
         mask |= _WILD_MASK
+    for c in codes:
+        if c >= 12 and c & 3 == s:
+            mask &= ~_BIT[c]
     return mask
 
 
@@ -807,7 +815,7 @@ class _AttachParts:
         found: list[AttachOption] = []
         for cand, end in cands:
             spec = cast(Spec, cand)
-            new = tuple([c for c, _ in spec])
+            new = tuple(map(_FIRST, spec))
             if run:
                 arr2 = attach_run_asked(rules, self.prefix, self.suit, arr, new, end, vmemo)
             else:
@@ -815,5 +823,5 @@ class _AttachParts:
             if arr2 is None:
                 continue
             allc = meld_codes + new
-            found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
+            found.append((spec, end, arr2, tuple(map(allc.__getitem__, arr2.order))))
         return found

@@ -569,8 +569,8 @@ class BurracoHand:
         known = self.known
         cid_code = self._codes
         marr = m.arrangement()
-        row = (m, mpos, tuple([cid_code[known[p]] for p in mpos]),  # type: ignore[index]
-               marr, touch_mask(marr))
+        mcodes = tuple(map(cid_code.__getitem__, map(known.__getitem__, mpos)))  # type: ignore[arg-type]
+        row = (m, mpos, mcodes, marr, touch_mask(marr, mcodes))
         m.__dict__["_codes"] = (mpos, row)
         return row
 
