@@ -52,6 +52,8 @@ MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
 """A meld as move generation reads it (`BurracoHand._meld_row`)."""
 
 _PLAIN = ("plain",)   # the plan of a discard that leaves two cards or more
+_DRAW, _TAKE, _TAKE_TOP = A.Draw(), A.Take(), A.TakeTop()
+"""The draw-phase steps without an opening: values, offered as one object each."""
 
 # owner codes for positions not in a hand
 STOCK, PILE, MELD, POZZ, ASIDE, UNDEALT = -1, -2, -3, -4, -5, -6
@@ -418,27 +420,27 @@ class BurracoHand:
         if self._phase == "over" or seat != self.turn:
             return
         if self._phase == "draw":
-            if self.stock_count > 0:
-                yield A.Draw()
+            if self.stock_next < len(self.owner):   # the stock is not empty
+                yield _DRAW
             if not self.pile:
                 return
             team = self.team_of[seat]
-            kinds: list[type[A.Take | A.TakeTop]] = [A.Take]
-            if self.rules.take_top_allowed:
-                kinds.append(A.TakeTop)
+            kinds: tuple[A.Take | A.TakeTop, ...] = (
+                (_TAKE, _TAKE_TOP) if self.rules.take_top_allowed else (_TAKE,))
             act: Action
-            for cls in kinds:
+            for plain in kinds:
                 if self.rules.take_needs_opened and not self.opened(team):
-                    for groups in self._opening_candidates(seat, cls is A.TakeTop):
-                        act = cls(opening=groups)
+                    for groups in self._opening_candidates(seat, plain is _TAKE_TOP):
+                        act = type(plain)(opening=groups)
                         if self._ok(seat, act):
                             yield act
                 else:
-                    act = cls()
-                    plan = self._try(seat, act)
-                    if plan is not None:
-                        self._plans[id(act)] = (act, seat, plan)
-                        yield act
+                    try:
+                        plan = self._check_take(seat, plain)
+                    except (RuleViolation, LookupError):
+                        continue
+                    self._plans[id(plain)] = (plain, seat, plan)
+                    yield plain
             return
         plans = self._plans
         acts = self._acts
