@@ -20,6 +20,7 @@ and a meld none of whose touchable faces (`touch_mask`) the hand holds is not as
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from itertools import product
 from operator import itemgetter
 from typing import cast
@@ -674,18 +675,24 @@ def touch_mask(arr: Arrangement, codes: Sequence[int] = ()) -> int:
     left out too: a run never holds two of one rank (melds.py), so such a face attaches
     nothing, and asking the meld rules about it was most of what a new meld cost."""
     if arr.kind == "set":
-        mask = sum(1 << (arr.start * 4 + s) for s in range(4))
+        mask = 0xF << (arr.start * 4)
         return mask | (_WILD_MASK if arr.wild is None else 0)
     s = suit_index(cast(Suit, arr.suit))
-    lo, hi = arr.start - 2, arr.end + 2
-    mask = sum(1 << (r * 4 + s) for r in range(max(lo, 1), min(hi, 13) + 1))
-    if lo <= 1 or hi >= 14:
-        mask |= 1 << (4 + s)
+    mask = _run_reach(s, arr.start - 2, arr.end + 2)
     if arr.wild is None:
         mask |= _WILD_MASK
     for c in codes:
         if c >= 12 and c & 3 == s:
             mask &= ~_BIT[c]
+    return mask
+
+
+@cache
+def _run_reach(s: int, lo: int, hi: int) -> int:
+    """The faces of suit `s` at slots lo..hi (an ace at 1 or 14), as bits."""
+    mask = sum(1 << (r * 4 + s) for r in range(max(lo, 1), min(hi, 13) + 1))
+    if lo <= 1 or hi >= 14:
+        mask |= 1 << (4 + s)
     return mask
 
 
