@@ -38,16 +38,17 @@ FACES: list[Card] = [JOKER if c is None else c for c in CODE_CARD]
 joker here)."""
 WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
 MAX_ENTRIES = 8192
-"""An options table this full forgets its older half: ~600 bytes an entry, so at most ~5 MB
-per rule set. A host runs the engine for every table it serves; 60,000 entries (36 MB) showed
-as +85 KB of host RSS a hand at 100 tables (`bench host`), for ~2 % of `bench engine`'s speed.
-Forgetting the older half (insertion order) instead of everything keeps what the current
-hands keep asking, for the same bound."""
+"""An options table this full forgets its older half: ~900 bytes an entry (a suit's runs, a
+rank's sets, a meld's attachments face by face; tracemalloc after 1,500 `bench engine` hands:
+7.2 MB at the bound), so at most ~7 MB per rule set. A host runs the engine for every table it
+serves; 60,000 entries (36 MB) showed as +85 KB of host RSS a hand at 100 tables (`bench
+host`), for ~2 % of `bench engine`'s speed. Forgetting the older half (insertion order)
+instead of everything keeps what the current hands keep asking, for the same bound."""
 MAX_VERDICTS = 16384
 """The same for a verdicts table (the meld rules' answers and the run clusters built on
-them): a few thousand keys cover what hands ask (a long bench: ~5,500 verdicts and ~6,000
-clusters after 1,500 hands), small ones, so they get their own bound and are never pushed
-out by the options, which change with every hand."""
+them): a few thousand keys cover what hands ask (a long bench: ~3,500 verdicts and ~7,000
+clusters after 1,500 hands, 33 MB by tracemalloc, the clusters most of it), so they get their
+own bound and are never pushed out by the options, which change with every hand."""
 
 
 def code(card: Card) -> int:

@@ -499,10 +499,11 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
     `table(rules)` when the caller has it.
 
     A suit's runs are keyed on the bits of its faces and of the wild cards held, with the
-    copies a run can use twice (its ace, its 2): the capped counts `_cluster_options` reads,
-    as one int. They are memoized twice: on the suit's whole content (what a position asks)
-    and, behind that, per *cluster* (`_cluster_options`), so a suit held in a combination not
-    seen before is solved from groups that were."""
+    copies a run can use twice (its ace, its 2), as one int. They are memoized twice: on the
+    suit's whole content (what a position asks) and, behind that, per *cluster*
+    (`_suit_options`), so a suit held in a combination not seen before is solved from groups
+    that were. A rank's sets are keyed on its faces in the order first seen (the order they
+    are typed in), their copies and the wild cards held."""
     if memo is None:
         memo = table(rules)
     mask, dbl = idx.mask, idx.dbl
