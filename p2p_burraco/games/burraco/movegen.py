@@ -512,7 +512,8 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         x = mask & _SUIT_BITS[suit]
         if not x & (x - 1):   # a run needs two natural slots of its suit
             continue
-        key = ("runs+", x | wild_bits | (dbl & _RUN_DOUBLES[suit]) << 56)
+        # the key is the bare int (the table's only int keys; every other key is a tuple)
+        key = x | wild_bits | (dbl & _RUN_DOUBLES[suit]) << 56
         opts = memo.get(key)
         if opts is None:
             opts = memo[key] = _suit_options(suit, x, dbl & _RUN_DOUBLES[suit], wild_bits,
