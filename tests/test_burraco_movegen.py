@@ -11,11 +11,14 @@ These are invariants of the generator, not rules: they name no rule id.
 
 from __future__ import annotations
 
+import random
+from typing import cast
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_burraco.games.burraco import memo
+from p2p_burraco.games.burraco import memo, new_match
 from p2p_burraco.games.burraco.melds import (
     Arrangement,
     MeldError,
@@ -42,6 +45,7 @@ from p2p_burraco.games.burraco.movegen import (
 )
 from p2p_burraco.games.burraco.rules import PRESETS, RuleSet
 from p2p_burraco.games.cards import parse_cards
+from p2p_burraco.selfplay import deal_known
 
 CODES = [0, *range(4, 56)]
 hands = st.lists(st.sampled_from(CODES), min_size=3, max_size=16)
@@ -230,6 +234,30 @@ def test_a_full_memo_table_forgets_its_older_half(which: str, bound: str) -> Non
         table.update(saved)
         other(rules).clear()
         other(rules).update(saved_other)
+
+
+def test_a_listing_keeps_the_options_table_within_its_bound() -> None:
+    """A hand state holds on to its rule set's options table (no lookup per listing) and
+    still has it halved when a listing finds it past its bound (issue 12): a long search
+    within one hand cannot grow it without end."""
+    rules = PRESETS["fibur"]
+    match = new_match(rules, 4, first_dealer=0, target=10**9)
+    state = match.new_hand()
+    deal_known(state, random.Random(5))
+    seat = cast(int, state.to_move)
+    state.apply(seat, next(iter(state.legal_actions(seat))))   # draw: now the play phase
+    table = memo.table(rules)
+    saved = dict(table)
+    try:
+        for i in range(memo.MAX_ENTRIES + 1):
+            table[("test", i)] = i
+        list(state.legal_actions(seat))
+        assert len(table) <= memo.MAX_ENTRIES // 2 + 50
+        assert ("test", memo.MAX_ENTRIES) in table and ("test", 0) not in table
+        assert memo.table(rules) is table
+    finally:
+        table.clear()
+        table.update(saved)
 
 
 MELDS = ["5h 6h 7h", "5h 6h JK 8h 9h", "Ah 2h 3h", "Qh Kh Ah", "3s 4s 2c", "Ks Kd Kc",

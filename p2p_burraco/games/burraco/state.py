@@ -202,6 +202,7 @@ class BurracoHand:
         self.hand_no = hand_no
         self.deck: Deck = make_deck(rules.deck_kind(n_seats))
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
+        self._table = memo.table(rules)   # the rule set's options table (one dict for good)
         self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
         self._discards: dict[Pos, tuple[Action, Seat, object]] = {}  # see legal_actions
@@ -455,7 +456,9 @@ class BurracoHand:
         except TypeError:  # a None: a card of that hand this replica has not been shown
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
         rules = self.rules
-        memo_table = memo.table(rules)
+        memo_table = self._table
+        if len(memo_table) > memo.MAX_ENTRIES:   # past its bound: memo.table halves it
+            memo.table(rules)
         n_hand = len(mine)
         by_code = idx.by_code
         ids = cast("list[CardId]", known)   # the hand's cards are known: the index says so
