@@ -249,6 +249,7 @@ def test_a_listing_keeps_the_options_table_within_its_bound() -> None:
     table = memo.table(rules)
     saved = dict(table)
     try:
+        table.clear()
         for i in range(memo.MAX_ENTRIES + 1):
             table[("test", i)] = i
         list(state.legal_actions(seat))
