@@ -11,11 +11,14 @@ These are invariants of the generator, not rules: they name no rule id.
 
 from __future__ import annotations
 
+import random
+from typing import cast
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2p_burraco.games.burraco import memo
+from p2p_burraco.games.burraco import memo, new_match
 from p2p_burraco.games.burraco.melds import (
     Arrangement,
     MeldError,
@@ -42,6 +45,7 @@ from p2p_burraco.games.burraco.movegen import (
 )
 from p2p_burraco.games.burraco.rules import PRESETS, RuleSet
 from p2p_burraco.games.cards import parse_cards
+from p2p_burraco.selfplay import deal_known
 
 CODES = [0, *range(4, 56)]
 hands = st.lists(st.sampled_from(CODES), min_size=3, max_size=16)
@@ -135,7 +139,7 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
     for old, arr in melds[:12]:
         norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
                            None if arr.wild is None else arr.order.index(arr.wild))
-        if not hand2.mask & touch_mask(norm):   # the generator skips the meld: rightly
+        if not hand2.mask & touch_mask(norm, old):   # the generator skips the meld: rightly
             assert attach_options(hand2, old, norm, rules, {}) == []
         quiet = attach_run_quiet if arr.kind == "run" else attach_set_quiet
         for cand, end in attach_candidates(sub, norm, rules):
@@ -145,6 +149,62 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
             except MeldError:
                 want = None
             assert quiet(rules, old, norm, new, end, table) == want
+
+
+def _reference_attach(hand: list[int], old: tuple[int, ...], norm: Arrangement,
+                      rules: RuleSet) -> list[tuple]:
+    """attach_options written again on the unmemoized meld rules: `attach_candidates` on the
+    whole hand (a run's faces in code order, a set's as first seen), each candidate asked
+    of arrange_attach, in order."""
+    by_code: dict[int, list[int]] = {}
+    for pos, c in enumerate(hand):
+        by_code.setdefault(c, []).append(pos)
+    faces = by_code if norm.kind == "set" else {c: by_code[c] for c in sorted(by_code)}
+    out = []
+    for cand, end in attach_candidates(faces, norm, rules):
+        spec = tuple((hand[p], by_code[hand[p]].index(p)) for p in cand)
+        new = tuple(c for c, _ in spec)
+        try:
+            arr2 = arrange_attach(_faces(old), norm, _faces(new), rules, end)
+        except MeldError:
+            continue
+        allc = old + new
+        out.append((spec, end, arr2, tuple(allc[i] for i in arr2.order)))
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(codes=hands, more=hands, variant=presets)
+def test_attach_options_face_by_face_equal_the_meld_rules(codes: list[int], more: list[int],
+                                                          variant: str) -> None:
+    """Property: a meld's attach options put together face by face (memoized per meld and
+    face, `attach_options`) are the whole hand's candidates asked one by one of the meld
+    rules: the same options in the same order, on runs and sets laid from one random hand
+    and cards from another, asked twice (the second time from the memo)."""
+    rules = PRESETS[variant]
+    table: dict[object, object] = {}
+    idx = _index(codes)
+    melds: list[tuple[tuple[int, ...], Arrangement]] = []
+    for suit in range(4):
+        counts = tuple(idx.run_counts[4 + suit::4])
+        for spec in _suit_runs(suit, counts, idx.suit_wilds[suit], rules.ace_to_ace,
+                               rules.run_max_naturals):
+            got = _new(rules, tuple(c for c, _ in spec))
+            if got is not None:
+                melds.append((tuple(spec[i][0] for i in got.order), got))
+    wilds = tuple(w for w in memo.WILD_CODES if idx.counts[w])
+    for present in idx.rank_items.values():
+        for spec in _rank_sets(tuple(present), wilds, rules.set_max_naturals):
+            got = _new(rules, tuple(c for c, _ in spec))
+            if got is not None and got.kind == "set":
+                melds.append((tuple(spec[i][0] for i in got.order), got))
+    hand2 = _index(more)
+    for old, arr in melds[:6] + melds[-6:]:
+        norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
+                           None if arr.wild is None else arr.order.index(arr.wild))
+        want = _reference_attach(more, old, norm, rules)
+        assert attach_options(hand2, old, norm, rules, table) == want
+        assert attach_options(hand2, old, norm, rules, table) == want
 
 
 @pytest.mark.parametrize("which,bound", [("table", "MAX_ENTRIES"),
@@ -176,8 +236,34 @@ def test_a_full_memo_table_forgets_its_older_half(which: str, bound: str) -> Non
         other(rules).update(saved_other)
 
 
+def test_a_listing_keeps_the_options_table_within_its_bound() -> None:
+    """A hand state holds on to its rule set's options table (no lookup per listing) and
+    still has it halved when a listing finds it past its bound (issue 12): a long search
+    within one hand cannot grow it without end."""
+    rules = PRESETS["fibur"]
+    match = new_match(rules, 4, first_dealer=0, target=10**9)
+    state = match.new_hand()
+    deal_known(state, random.Random(5))
+    seat = cast(int, state.to_move)
+    state.apply(seat, next(iter(state.legal_actions(seat))))   # draw: now the play phase
+    table = memo.table(rules)
+    saved = dict(table)
+    try:
+        table.clear()
+        for i in range(memo.MAX_ENTRIES + 1):
+            table[("test", i)] = i
+        list(state.legal_actions(seat))
+        assert len(table) <= memo.MAX_ENTRIES // 2 + 50
+        assert ("test", memo.MAX_ENTRIES) in table and ("test", 0) not in table
+        assert memo.table(rules) is table
+    finally:
+        table.clear()
+        table.update(saved)
+
+
 MELDS = ["5h 6h 7h", "5h 6h JK 8h 9h", "Ah 2h 3h", "Qh Kh Ah", "3s 4s 2c", "Ks Kd Kc",
-         "Ks Kd JK", "10d Jd Qd Kd", "5h 6h JK", "JK 5h 6h", "Jd Qd 2s"]
+         "Ks Kd JK", "10d Jd Qd Kd", "5h 6h JK", "JK 5h 6h", "Jd Qd 2s",
+         "3h 4h 5h 6h 7h 8h 9h", "10c Jc Qc Kc Ac", "2d 3d 4d JK 6d", "Ac 2c 3c 4c 5c 6c 2h"]
 
 
 def _refused(old: tuple[int, ...], norm: Arrangement, new: list[int], rules: RuleSet) -> bool:
@@ -192,10 +278,11 @@ def _refused(old: tuple[int, ...], norm: Arrangement, new: list[int], rules: Rul
 
 @pytest.mark.parametrize("variant", sorted(PRESETS))
 def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> None:
-    """Every face `touch_mask` leaves out of a meld, held alone or twice, has no attach
-    option on it (the generator skips such melds without asking `attach_options`), and the
-    meld rules themselves refuse it, alone or with any wild card when the meld holds one
-    (why `attach_options` drops wilds that cannot join such a meld)."""
+    """Every face `touch_mask` leaves out of a meld (given its faces: a run's own faces of rank
+    3 to king too), held alone or twice, has no attach option on it (the generator skips
+    such melds without asking `attach_options`), and the meld rules themselves refuse it,
+    alone or with any wild card when the meld holds one (why `attach_options` drops wilds
+    that cannot join such a meld)."""
     rules = PRESETS[variant]
     table: dict[object, object] = {}
     for text in MELDS:
@@ -207,7 +294,7 @@ def test_touch_mask_leaves_out_only_cards_that_attach_nothing(variant: str) -> N
         old = tuple(memo.code(faces[i]) for i in arr.order)
         norm = Arrangement(arr.kind, tuple(range(len(old))), arr.start, arr.suit,
                            None if arr.wild is None else arr.order.index(arr.wild))
-        touch = touch_mask(norm)
+        touch = touch_mask(norm, old)
         for c in CODES:
             if touch >> c & 1:
                 continue

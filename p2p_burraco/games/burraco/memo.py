@@ -33,18 +33,22 @@ for _r in range(1, 14):
     for _s, _suit in enumerate(FRENCH_SUITS):
         CODE_CARD[_r * 4 + _s] = Card(_r, _suit)
 _CODE_OF: dict[Card, int] = {c: i for i, c in enumerate(CODE_CARD) if c is not None}
+FACES: list[Card] = [JOKER if c is None else c for c in CODE_CARD]
+"""The face of each code, typed as a face (codes 1 to 3 are never used: they read the
+joker here)."""
 WILD_CODES: tuple[int, ...] = (0, 8, 9, 10, 11)      # the joker, then 2♥ 2♦ 2♣ 2♠
 MAX_ENTRIES = 8192
-"""An options table this full forgets its older half: ~600 bytes an entry, so at most ~5 MB
-per rule set. A host runs the engine for every table it serves; 60,000 entries (36 MB) showed
-as +85 KB of host RSS a hand at 100 tables (`bench host`), for ~2 % of `bench engine`'s speed.
-Forgetting the older half (insertion order) instead of everything keeps what the current
-hands keep asking, for the same bound."""
+"""An options table this full forgets its older half: ~900 bytes an entry (a suit's runs, a
+rank's sets, a meld's attachments face by face; tracemalloc after 1,500 `bench engine` hands:
+7.2 MB at the bound), so at most ~7 MB per rule set. A host runs the engine for every table it
+serves; 60,000 entries (36 MB) showed as +85 KB of host RSS a hand at 100 tables (`bench
+host`), for ~2 % of `bench engine`'s speed. Forgetting the older half (insertion order)
+instead of everything keeps what the current hands keep asking, for the same bound."""
 MAX_VERDICTS = 16384
 """The same for a verdicts table (the meld rules' answers and the run clusters built on
-them): a few thousand keys cover what hands ask (a long bench: ~5,500 verdicts and ~6,000
-clusters after 1,500 hands), small ones, so they get their own bound and are never pushed
-out by the options, which change with every hand."""
+them): a few thousand keys cover what hands ask (a long bench: ~3,500 verdicts and ~7,000
+clusters after 1,500 hands, 33 MB by tracemalloc, the clusters most of it), so they get their
+own bound and are never pushed out by the options, which change with every hand."""
 
 
 def code(card: Card) -> int:
@@ -117,7 +121,7 @@ def new_meld_codes(rules: RuleSet, codes: tuple[int, ...],
     if memo is None:
         memo = verdicts(rules)
     def make() -> Arrangement:
-        faces = [cast(Card, CODE_CARD[c]) for c in codes]
+        faces = [FACES[c] for c in codes]
         return arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
     return _cached(memo, ("new", codes), make)
 
@@ -137,8 +141,8 @@ def attach_codes(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
     k = ("attach", old, old_arr.kind, old_arr.start, old_arr.wild, old_arr.order, new,
          wild_end)
     return _cached(memo, k, lambda: arrange_attach(
-        [cast(Card, CODE_CARD[c]) for c in old], old_arr,
-        [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end))
+        [FACES[c] for c in old], old_arr,
+        [FACES[c] for c in new], rules, wild_end))
 
 
 def _cached(memo: dict[object, object], key: object,
@@ -163,13 +167,21 @@ def _to_suit0(codes: tuple[int, ...], suit: int) -> tuple[int, ...]:
     """The faces of a run of suit index `suit` as the run rules see them: its suit renamed
     the first one, and a 2 of another suit as the joker (in this run it can only be wild,
     and the run rules tell wild cards apart only by whether one is natural somewhere)."""
-    return tuple([0 if c < 4 or (8 <= c <= 11 and c != 8 + suit)
-                  else (c & ~3) | ((c - suit) & 3) for c in codes])
+    return tuple(map(_SUIT0[suit].__getitem__, codes))
 
 
-def _resuited(arr: Arrangement, suit: int) -> Arrangement:
-    return arr if arr.suit is None else Arrangement(arr.kind, arr.order, arr.start,
-                                                    FRENCH_SUITS[suit], arr.wild)
+_SUIT0: list[list[int]] = [[0 if c < 4 or (8 <= c <= 11 and c != 8 + s)
+                            else (c & ~3) | ((c - s) & 3) for c in range(N_CODES)]
+                           for s in range(4)]
+"""`_to_suit0` of each code, per suit index (one table lookup a card)."""
+
+
+def resuited(arr: Arrangement, suit: int) -> Arrangement:
+    """The same placement in suit index `suit` (a run's answer for suit 0, renamed)."""
+    to = FRENCH_SUITS[suit]
+    if arr.suit is None or arr.suit is to:
+        return arr
+    return Arrangement(arr.kind, arr.order, arr.start, to, arr.wild)
 
 
 def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,
@@ -181,13 +193,13 @@ def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,
     key = ("new~", _to_suit0(codes, suit))
     hit = memo.get(key)
     if hit is None:
-        faces = [cast(Card, CODE_CARD[c]) for c in key[1]]
+        faces = [FACES[c] for c in key[1]]
         try:
             hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else _resuited(cast(Arrangement, hit), suit)
+    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]
 
 
 def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
@@ -195,20 +207,35 @@ def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
                      ) -> Arrangement | None:
     """`attach_codes` onto a run (None where it raises), memoized once for all four suits as
     `new_run_quiet` is."""
+    suit, prefix = attach_run_prefix(old, old_arr)
+    return attach_run_asked(rules, prefix, suit, old_arr, new, wild_end, memo)
+
+
+def attach_run_prefix(old: tuple[int, ...], old_arr: Arrangement
+                      ) -> tuple[int, tuple[object, ...]]:
+    """The run's suit index and what `attach_run_asked` keys on for this run: made once per
+    meld when many candidates are asked of it."""
     suit = _SUIT_INDEX[cast(Suit, old_arr.suit)]
-    k = ("attach~", _to_suit0(old, suit), old_arr.start, old_arr.wild, old_arr.order,
-         _to_suit0(new, suit), wild_end)
+    return suit, ("attach~", _to_suit0(old, suit), old_arr.start, old_arr.wild, old_arr.order)
+
+
+def attach_run_asked(rules: RuleSet, prefix: tuple[object, ...], suit: int,
+                     old_arr: Arrangement, new: tuple[int, ...], wild_end: str | None,
+                     memo: dict[object, object]) -> Arrangement | None:
+    """`attach_run_quiet` of a run given by its `attach_run_prefix`."""
+    k = (*prefix, _to_suit0(new, suit), wild_end)
     hit = memo.get(k)
     if hit is None:
         arr0 = Arrangement(old_arr.kind, old_arr.order, old_arr.start, FRENCH_SUITS[0],
                            old_arr.wild)
         try:
-            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in k[1]], arr0,
-                                 [cast(Card, CODE_CARD[c]) for c in k[5]], rules, wild_end)
+            old0, new0 = cast("tuple[int, ...]", k[1]), cast("tuple[int, ...]", k[5])
+            hit = arrange_attach([FACES[c] for c in old0], arr0, [FACES[c] for c in new0],
+                                 rules, wild_end)
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else _resuited(cast(Arrangement, hit), suit)
+    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]
 
 
 def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]
@@ -217,22 +244,22 @@ def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, obj
     them; None where it raises), memoized on what a set's placement depends on: its rank
     and which of its cards are wild (suits never matter to a set). Only for move
     generation: a refusal's message is not kept."""
-    wilds = tuple([_wild_code(c) for c in codes])
+    wilds = tuple(map(_IS_WILD.__getitem__, codes))
     rank = next(c >> 2 for c, w in zip(codes, wilds) if not w)
     key = ("new-set~", rank, wilds)
     hit = memo.get(key)
     if hit is None:
-        faces = [cast(Card, CODE_CARD[c]) for c in codes]
+        faces = [FACES[c] for c in codes]
         try:
             hit = arrange_new(faces, rules, prefer_high=is_wild(faces[-1]))
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else cast(Arrangement, hit)
+    return None if hit is False else hit  # type: ignore[return-value]
 
 
-def _wild_code(c: int) -> bool:
-    return c == 0 or 8 <= c <= 11
+_IS_WILD: list[bool] = [c == 0 or 8 <= c <= 11 for c in range(N_CODES)]
+"""Is the face of this code a wild card (the joker, a 2)."""
 
 
 def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
@@ -242,14 +269,14 @@ def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
     depends on: its rank, which of its cards and of the new ones are wild, and whether each
     new natural is of its rank (suits never matter to a set, nor does a word on the end)."""
     rank = old_arr.start
-    k = ("attach-set~", rank, tuple([_wild_code(c) for c in old]),
-         tuple([2 if _wild_code(c) else int(c >> 2 == rank) for c in new]))
+    k = ("attach-set~", rank, tuple(map(_IS_WILD.__getitem__, old)),
+         tuple([2 if _IS_WILD[c] else int(c >> 2 == rank) for c in new]))
     hit = memo.get(k)
     if hit is None:
         try:
-            hit = arrange_attach([cast(Card, CODE_CARD[c]) for c in old], old_arr,
-                                 [cast(Card, CODE_CARD[c]) for c in new], rules, wild_end)
+            hit = arrange_attach([FACES[c] for c in old], old_arr,
+                                 [FACES[c] for c in new], rules, wild_end)
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else cast(Arrangement, hit)
+    return None if hit is False else hit  # type: ignore[return-value]

@@ -9,15 +9,20 @@ Incremental by construction: the runs of one suit depend only on that suit's car
 cards in hand, the sets of one rank only on that rank's cards and the wilds. Those lists are
 computed once per distinct content (as (face code, copy) pairs, see memo.py) and only mapped
 back to this hand's positions afterwards, so a draw or a discard recomputes at most one suit.
-A suit's content not seen before is solved per cluster of nearby ranks (`_cluster_options`),
+A hand is indexed as bit masks over the face codes (`HandIndex`), so a key is a few ints.
+A suit's content not seen before is solved per cluster of nearby ranks (`_suit_options`), one
+solved cluster serving all four suits (`_rotation`); a meld's attachments are memoized face by
+face (`attach_options`), so a hand holding a new combination next to it costs lookups only;
 the meld rules are asked once for all four suits (memo.new_run_quiet, memo.attach_run_quiet),
 and a meld none of whose touchable faces (`touch_mask`) the hand holds is not asked at all.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from functools import cache
 from itertools import product
+from operator import itemgetter
 from typing import cast
 
 from ..base import Pos
@@ -25,12 +30,14 @@ from ..cards import Card, Suit
 from .melds import Arrangement, MeldError
 from .memo import (
     WILD_CODES,
-    attach_run_quiet,
+    attach_run_asked,
+    attach_run_prefix,
     attach_set_quiet,
     code,
     new_meld_codes,
     new_run_quiet,
     new_set_quiet,
+    resuited,
     suit_index,
     table,
     verdicts,
@@ -38,6 +45,7 @@ from .memo import (
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
+_FIRST = itemgetter(0)   # a spec's face code: C-level in map(), no frame per card
 Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed order
 
 
@@ -70,60 +78,41 @@ def _by_code(positions: Sequence[Pos], codes: Iterable[int]) -> dict[int, list[P
     return by_code
 
 
-class HandIndex:
-    """A hand as positions per face code (first-seen order), counts per code, and the faces
-    of each suit and of each rank as (code, count) in code order: everything the generators
-    key their memo tables on, computed once per position."""
+_BIT: list[int] = [1 << c for c in range(56)]
+_SUIT_BITS: tuple[int, ...] = tuple(sum(1 << (r * 4 + s) for r in range(1, 14)) for s in range(4))
+"""Per suit, the bits of its 13 faces (ace to king, its 2 included)."""
+_RUN_DOUBLES: tuple[int, ...] = tuple((1 << (4 + s)) | (1 << (8 + s)) for s in range(4))
+"""Per suit, the faces a run may use twice: its ace (both ends) and its 2 (natural and wild)."""
+_WILD_MASK = sum(1 << w for w in WILD_CODES)
+_WILDS_HELD: dict[int, tuple[int, ...]] = {
+    m: tuple([w for w in WILD_CODES if m >> w & 1])
+    for m in range(_WILD_MASK + 1) if not m & ~_WILD_MASK}
+"""The wild faces held (WILD_CODES order), by the hand's mask of wild bits."""
+_RANK_FACES: list[list[tuple[int, ...]]] = [
+    [tuple([r * 4 + k for k in range(4) if f >> k & 1]) for f in range(16)] for r in range(14)]
+"""The codes of rank r whose bits (one per suit) are set in f, lowest first."""
+_NIBBLE0 = sum(1 << (4 * r) for r in range(14))
+_SET_RANKS = _NIBBLE0 & ~1 & ~(1 << 8)       # bit 4r for every rank a set can be of (not 0, 2)
 
-    __slots__ = (
-        "by_code",
-        "counts",
-        "mask",
-        "rank_items",
-        "run_counts",
-        "suit_items",
-        "suit_wilds",
-        "wcounts",
-        "wild_ones",
-    )
+
+class HandIndex:
+    """A hand as positions per face code (`by_code`, codes in first-seen order) and two bit
+    masks over the 56 codes: `mask`, the faces held, and `dbl`, the faces held twice or more;
+    `hand` lists the positions in hand order (at least each face's first).
+
+    The generators key their memo tables on masked bits of these (a suit's faces, the faces
+    near a meld): a key is a few ints, built without a loop over the hand, and the lists,
+    tuples and counts a miss needs are made from the bits only then (`suit_counts`, and the
+    properties below, which the tests and the opening search read)."""
+
+    __slots__ = ("by_code", "dbl", "hand", "mask")
 
     def __init__(self, by_code: dict[int, list[Pos]]) -> None:
         """`by_code`: the hand's positions per face code, codes in first-seen order."""
         self.by_code = by_code
-        counts = [0] * 56
-        # Copies beyond what one run or one attachment can use change no candidate: keys are
-        # built from counts capped there (an ace or a 2 twice, anything else once), so more
-        # positions share one memo entry. A suit's items go in code order, not the hand's (the
-        # same cards make the same key whatever their order); a rank's keep the hand's order,
-        # which is the order a set's cards are typed and shown in.
-        capped = [0] * 56
-        suit_items: tuple[list[tuple[int, int]], ...] = ([], [], [], [])
-        rank_items: dict[int, list[tuple[int, int]]] = {}
-        mask = 0
-        for c, ps in by_code.items():
-            mask |= 1 << c
-            n = counts[c] = len(ps)
-            if c > 3:
-                capped[c] = 1 if n == 1 or c >= 12 else 2
-                r = c >> 2
-                if r != 2:
-                    got = rank_items.get(r)
-                    if got is None:
-                        rank_items[r] = [(c, n)]
-                    else:
-                        got.append((c, n))
-            else:
-                capped[c] = 1
-        for c in sorted(by_code):
-            if c > 3:
-                suit_items[c & 3].append((c, capped[c] if c >= 8 else 1))
-        self.counts = counts
-        self.mask = mask          # bit c set: the hand holds face code c
-        self.run_counts = capped
-        w = self.wcounts = (capped[0], capped[8], capped[9], capped[10], capped[11])
-        self.wild_ones, self.suit_wilds = _wild_facts(w)
-        self.suit_items = suit_items
-        self.rank_items = rank_items
+        self.hand: Sequence[Pos] = [ps[0] for ps in by_code.values()]  # hand order, firsts
+        self.mask = sum(map(_BIT.__getitem__, by_code))   # distinct bits: a sum is an or
+        self.dbl = sum([_BIT[c] for c, ps in by_code.items() if len(ps) > 1])
 
     @classmethod
     def of_codes(cls, positions: Sequence[Pos], code_at: Callable[[Pos], int]) -> HandIndex:
@@ -134,9 +123,24 @@ class HandIndex:
     def of_known(cls, positions: Sequence[Pos], known: Sequence[int | None],
                  code_of: Sequence[int]) -> HandIndex:
         """`of_codes` for a hand whose card ids are `known[pos]` and whose face codes are
-        `code_of[card id]` (the hand state's tables): no call per card. TypeError if a card
-        of the hand is not known."""
-        return cls(_by_code(positions, [code_of[known[p]] for p in positions]))  # type: ignore[index]
+        `code_of[card id]` (the hand state's tables), in one pass: asked at every play-phase
+        listing. TypeError if a card of the hand is not known."""
+        by_code: dict[int, list[Pos]] = {}
+        dbl = 0
+        for p in positions:
+            c = code_of[known[p]]  # type: ignore[index]
+            ps = by_code.get(c)
+            if ps is None:
+                by_code[c] = [p]
+            else:
+                ps.append(p)
+                dbl |= _BIT[c]
+        idx = object.__new__(cls)
+        idx.by_code = by_code
+        idx.hand = positions
+        idx.mask = sum(map(_BIT.__getitem__, by_code))
+        idx.dbl = dbl
+        return idx
 
     @classmethod
     def of_cards(cls, hand: HandCards) -> HandIndex:
@@ -146,6 +150,57 @@ class HandIndex:
     def positions(self, spec: Spec) -> tuple[Pos, ...]:
         by_code = self.by_code
         return tuple([by_code[c][k] for c, k in spec])
+
+    # What a miss (and a test) reads, made from the bits. Copies beyond what one run or one
+    # attachment can use change no candidate: runs see counts capped there (an ace or a 2
+    # twice, anything else once), so more positions share one memo entry.
+
+    def _wcounts(self) -> tuple[int, ...]:
+        """The capped counts of the wild cards (WILD_CODES order)."""
+        mask, dbl = self.mask, self.dbl
+        return tuple([0 if not mask >> w & 1 else 2 if w and dbl >> w & 1 else 1
+                      for w in WILD_CODES])
+
+    def suit_counts(self, suit: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """A suit's capped counts of ranks 1..13 and the wild counts its runs see."""
+        mask, dbl = self.mask, self.dbl
+        ranks = tuple([0 if not mask >> c & 1 else 2 if c < 12 and dbl >> c & 1 else 1
+                       for c in range(4 + suit, 56, 4)])
+        return ranks, _wild_facts(self._wcounts())[1][suit]
+
+    @property
+    def counts(self) -> list[int]:
+        """Copies held per face code."""
+        counts = [0] * 56
+        for c, ps in self.by_code.items():
+            counts[c] = len(ps)
+        return counts
+
+    @property
+    def run_counts(self) -> list[int]:
+        """Copies per face code, capped at what a run can use."""
+        mask, dbl = self.mask, self.dbl
+        return [0 if not mask >> c & 1 else 2 if 4 <= c < 12 and dbl >> c & 1 else 1
+                for c in range(56)]
+
+    @property
+    def wild_ones(self) -> tuple[int, ...]:
+        """1 for each wild face held (WILD_CODES order): what a set may use."""
+        return _wild_facts(self._wcounts())[0]
+
+    @property
+    def suit_wilds(self) -> tuple[tuple[int, ...], ...]:
+        """Per suit, the wild counts its runs see (`_wild_facts`)."""
+        return _wild_facts(self._wcounts())[1]
+
+    @property
+    def rank_items(self) -> dict[int, list[tuple[int, int]]]:
+        """(code, copies) per rank, the 2s and the joker left out, in first-seen order."""
+        out: dict[int, list[tuple[int, int]]] = {}
+        for c, ps in self.by_code.items():
+            if c > 3 and c >> 2 != 2:
+                out.setdefault(c >> 2, []).append((c, len(ps)))
+        return out
 
 
 def _suit_slots(suit: int, counts: tuple[int, ...]) -> dict[int, int]:
@@ -235,22 +290,6 @@ def _suit_runs(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...], ace
     return [spec for _, spec in found]
 
 
-def _clusters(slots: dict[int, int]) -> list[list[int]]:
-    """The present slots in groups no run crosses (two slots three or more apart cannot be in
-    one run: a single wild fills one gap), groups of one slot left out (no run there)."""
-    out: list[list[int]] = []
-    group: list[int] = []
-    for s in sorted(slots):
-        if group and s - group[-1] >= 3:
-            if len(group) > 1:
-                out.append(group)
-            group = []
-        group.append(s)
-    if len(group) > 1:
-        out.append(group)
-    return out
-
-
 _SET_SHAPES: dict[tuple[tuple[int, ...], int], list[tuple[int, ...]]] = {}
 
 
@@ -290,8 +329,7 @@ def run_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
     for suit in range(4):
-        ranks = tuple(idx.run_counts[4 + suit::4])
-        wcounts = idx.suit_wilds[suit]
+        ranks, wcounts = idx.suit_counts(suit)
         key = ("runs", suit, ranks, wcounts)
         specs = memo.get(key)
         if specs is None:
@@ -307,7 +345,7 @@ def set_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
         return
     idx = hand if isinstance(hand, HandIndex) else HandIndex.of_cards(hand)
     memo = table(rules)
-    wilds = tuple(w for w in WILD_CODES if idx.counts[w])
+    wilds = _WILDS_HELD[idx.mask & _WILD_MASK]
     per_rank = idx.rank_items              # (code, count) per rank, the 2s left out
     for rank in (1, *range(3, 14)):
         got = per_rank.get(rank)
@@ -329,18 +367,61 @@ def meld_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tup
     yield from set_candidates(idx, rules)
 
 
+def _ends(rules: RuleSet) -> tuple[tuple[str | None, ...], tuple[str | None, ...]]:
+    """The words a wild attached to a run comes with (both ends where the player chooses),
+    and those an ace comes with: an ace that fits at both ends goes where the player says
+    (FIBUR-10), so it is offered with both words where the rules would not offer one."""
+    either = rules.free_wild_end == "either" or (
+        not rules.wild_moves_freely and rules.replaced_wild_end == "either")
+    ends: tuple[str | None, ...] = ("low", "high") if either else (None,)
+    return ends, (ends if ends != (None,) else (None, "low", "high"))
+
+
+def _run_singles(c: int, first: object, lo: int, hi: int, has_wild: bool,
+                 ends: tuple[str | None, ...], ace_ends: tuple[str | None, ...]
+                 ) -> Iterator[tuple[tuple[object, ...], str | None]]:
+    """The candidates of one face `c` of a run's suit alone (`first`: its first copy): at a
+    slot next to the run's ends or inside it, or two slots away when the run holds a wild
+    (an ace at each of its slots, 1 and 14)."""
+    r = c >> 2
+    for s in ((1, 14) if r == 1 else (r,)):
+        if lo - 2 <= s <= hi + 2 and (s in (lo - 1, hi + 1) or (lo <= s <= hi) or (
+                has_wild and s in (lo - 2, hi + 2))):
+            for e in (ace_ends if r == 1 else ends):
+                yield (first,), e
+
+
+def _run_pairs(c: int, first: object, wild_copies: list[object], lo: int, hi: int
+               ) -> Iterator[tuple[tuple[object, ...], str | None]]:
+    """The candidates of one face `c` of a run's suit two slots away from its ends, with
+    each wild held between (`wild_copies`: the copy of each wild to use), for a run
+    holding no wild yet."""
+    r = c >> 2
+    for s in ((1, 14) if r == 1 else (r,)):
+        if s in (lo - 2, hi + 2):
+            for wp in wild_copies:
+                yield (first, wp), None
+
+
+def _wild_copies(faces: Mapping[int, Sequence[object]], c: int, wilds: list[int]
+                 ) -> list[object]:
+    """The copy of each wild in `wilds` that can go with face `c`: its second copy when the
+    wild is `c` itself (a run's own 2, natural and wild), none if there is only one."""
+    return [faces[w][1] if w == c else faces[w][0] for w in wilds
+            if w != c or len(faces[w]) >= 2]
+
+
 def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: RuleSet
                       ) -> Iterator[tuple[tuple[Pos, ...], str | None]]:
     """Cards that might extend one meld: single cards near its ends or in its wild's slot, a
     wild (both ends where that is a choice), and a natural two slots away with a wild between.
     An ace comes with each word (`low`, `high`) where the rules would not offer one anyway.
     Pre-filtered by face only (`faces`: positions per face code); `attach_options` checks
-    each one against the meld rules."""
+    each one against the meld rules. A run's candidates come face by face (`_run_singles`,
+    `_run_pairs`), which is how `attach_options` memoizes them."""
     wilds = [w for w in WILD_CODES if w in faces]
     has_wild = arr.wild is not None
-    either = rules.free_wild_end == "either" or (
-        not rules.wild_moves_freely and rules.replaced_wild_end == "either")
-    ends: tuple[str | None, ...] = ("low", "high") if either else (None,)
+    ends, ace_ends = _ends(rules)
     if arr.kind == "set":
         for c, ps in faces.items():
             if c > 3 and not 8 <= c <= 11 and c >> 2 == arr.start:
@@ -352,32 +433,17 @@ def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: Rule
     assert arr.suit is not None
     suit = suit_index(arr.suit)
     lo, hi = arr.start, arr.end
-    near: list[tuple[int, int]] = []
-    for c in faces:
-        if c < 4 or c & 3 != suit:  # jokers have no suit; a 2 of the suit may stand natural
-            continue
-        r = c >> 2
-        slots = (1, 14) if r == 1 else (r,)
-        for s in slots:
-            if lo - 2 <= s <= hi + 2:
-                near.append((s, c))
-    # an ace that fits at both ends goes where the player says (FIBUR-10): offer both words
-    ace_ends = ends if ends != (None,) else (None, "low", "high")
-    for s, c in near:
-        if s in (lo - 1, hi + 1) or (lo <= s <= hi) or (has_wild and s in (lo - 2, hi + 2)):
-            for e in (ace_ends if c >> 2 == 1 else ends):
-                yield (faces[c][0],), e
+    # jokers have no suit; a 2 of the suit may stand natural
+    mine = [c for c in faces if c >= 4 and c & 3 == suit]
+    for c in mine:
+        yield from _run_singles(c, faces[c][0], lo, hi, has_wild, ends, ace_ends)  # type: ignore[misc]
     if not has_wild:
         for w in wilds:
             for e in ends:
                 yield (faces[w][0],), e
-        for s, c in near:
-            if s in (lo - 2, hi + 2):
-                for w in wilds:
-                    if w == c and len(faces[w]) < 2:
-                        continue
-                    wp = faces[w][1] if w == c else faces[w][0]
-                    yield (faces[c][0], wp), None
+        for c in mine:
+            yield from _run_pairs(c, faces[c][0], _wild_copies(faces, c, wilds),  # type: ignore[misc]
+                                  lo, hi)
 
 
 # ----------------------------------------------------------------------------------------
@@ -392,17 +458,6 @@ AttachOption = tuple[Spec, "str | None", Arrangement, tuple[int, ...]]
 old + new cards) and the codes of the meld's faces afterwards."""
 
 
-_NO_WILDS = (0, 0, 0, 0, 0)
-def _own_two(s: int) -> Callable[[int], tuple[int, ...]]:
-    def counts(n: int) -> tuple[int, ...]:
-        return tuple(n if i == s + 1 else 0 for i in range(5))
-    return counts
-
-
-_OWN_TWO: tuple[Callable[[int], tuple[int, ...]], ...] = tuple(_own_two(s) for s in range(4))
-"""Wild counts (WILD_CODES order) holding only suit s's own 2, `n` copies."""
-
-
 def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
              suit: int | None = None, sets: bool = False) -> list[tuple[Spec, MeldOption]]:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
@@ -411,15 +466,15 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
     (asked once per rank and wild pattern, see memo.new_set_quiet)."""
     out: list[tuple[Spec, MeldOption]] = []
     for spec in specs:
-        arr = _verdict(rules, tuple([c for c, _ in spec]), memo, suit, sets)
+        arr = _verdict(rules, tuple(map(_FIRST, spec)), memo, suit, sets)
         if arr is None:
             continue
-        placed = tuple([spec[i] for i in arr.order])
+        placed = tuple(map(spec.__getitem__, arr.order))
         if placed != spec:
-            arr = _verdict(rules, tuple([c for c, _ in placed]), memo, suit, sets)
+            arr = _verdict(rules, tuple(map(_FIRST, placed)), memo, suit, sets)
             if arr is None:  # a placed order is a valid typing: kept for safety
                 continue
-        out.append((spec, (placed, arr, tuple([c for c, _ in placed]))))
+        out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
     return out
 
 
@@ -443,32 +498,58 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
     rules refuse are left out. Memoized per suit (runs) and per rank (sets); `memo` is
     `table(rules)` when the caller has it.
 
-    A suit's runs are memoized twice: on the suit's whole content (what a position asks) and,
-    behind that, per *cluster* (`_cluster_options`), so a suit held in a combination not seen
-    before is solved from groups that were."""
+    A suit's runs are keyed on the bits of its faces and of the wild cards held, with the
+    copies a run can use twice (its ace, its 2), as one int. They are memoized twice: on the
+    suit's whole content (what a position asks) and, behind that, per *cluster*
+    (`_suit_options`), so a suit held in a combination not seen before is solved from groups
+    that were. A rank's sets are keyed on its faces in the order first seen (the order they
+    are typed in), their copies and the wild cards held."""
     if memo is None:
         memo = table(rules)
-    counts = idx.counts
-    suit_items = idx.suit_items
+    mask, dbl = idx.mask, idx.dbl
+    wild_bits = mask & _WILD_MASK
     for suit in range(4):
-        if len(suit_items[suit]) < 2:   # a run needs two natural slots of its suit
+        x = mask & _SUIT_BITS[suit]
+        if not x & (x - 1):   # a run needs two natural slots of its suit
             continue
-        ranks = tuple(idx.run_counts[4 + suit::4])
-        wcounts = idx.suit_wilds[suit]
-        key = ("runs+", suit, ranks, wcounts)
+        # the key is the bare int (the table's only int keys; every other key is a tuple)
+        key = x | wild_bits | (dbl & _RUN_DOUBLES[suit]) << 56
         opts = memo.get(key)
         if opts is None:
-            opts = memo[key] = _cluster_options(suit, ranks, wcounts, rules, verdicts(rules))
+            opts = memo[key] = _suit_options(suit, x, dbl & _RUN_DOUBLES[suit], wild_bits,
+                                             rules, verdicts(rules))
         yield from opts  # type: ignore[misc]
     if not rules.sets_allowed:
         return
-    wilds = tuple([w for w in WILD_CODES if counts[w]])
-    rank_items = idx.rank_items
-    for rank in sorted(rank_items):   # ace, then 3 to king (2s are wild, never a set)
-        got = rank_items[rank]
-        if len(got) == 1 and got[0][1] < 2:
-            continue
-        present = tuple(got)
+    # the ranks held twice or more (two faces of the rank, or one face twice), lowest first:
+    # ace, then 3 to king (2s are wild, never a set)
+    pairs = mask & (mask >> 1)
+    either = mask | (mask >> 1)
+    multi = (pairs | (pairs >> 2) | (either & (either >> 2))
+             | dbl | (dbl >> 1) | (dbl >> 2) | (dbl >> 3)) & _SET_RANKS
+    if not multi:
+        return
+    wilds = _WILDS_HELD[wild_bits]
+    by_code = idx.by_code
+    present: tuple[tuple[int, int], ...]
+    while multi:
+        low = multi & -multi
+        multi ^= low
+        rank = low.bit_length() >> 2
+        faces = mask >> (rank * 4) & 15
+        if faces & (faces - 1):   # two faces of the rank or more: in the order first seen
+            pair = _RANK_FACES[rank][faces]
+            if len(pair) == 2:
+                a, b = pair
+                pa, pb = by_code[a], by_code[b]
+                if idx.hand.index(pa[0]) > idx.hand.index(pb[0]):
+                    a, b, pa, pb = b, a, pb, pa
+                present = ((a, len(pa)), (b, len(pb)))
+            else:
+                present = tuple([(c, len(ps)) for c, ps in by_code.items() if c >> 2 == rank])
+        else:
+            c = rank * 4 + faces.bit_length() - 1
+            present = ((c, len(by_code[c])),)
         key2 = ("sets+", present, wilds)
         opts = memo.get(key2)
         if opts is None:
@@ -480,95 +561,276 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
 def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
                      rules: RuleSet, memo: dict[object, object]
                      ) -> list[tuple[Spec, MeldOption]]:
-    """The runs of one suit with these counts (`_suit_runs`' order), each with its checked
-    option, solved per cluster: a run never crosses two missing slots, so the suit's present
-    slots fall into groups solved alone (and memoized: a hand with many cards of one suit
-    rarely repeats, its clusters do), merged by length (a stable sort keeps the order)."""
-    slots = _suit_slots(suit, counts)
-    groups = _clusters(slots)
-    if not groups:
+    """The runs of one suit with these counts (ranks 1..13, capped) and wild counts
+    (WILD_CODES order), in `_suit_runs`' order, each with its checked option: `_suit_options`
+    of the same cards given as bits."""
+    x = dbl = 0
+    for r, n in enumerate(counts, 1):
+        if n:
+            x |= _BIT[r * 4 + suit]
+            if n > 1:
+                dbl |= _BIT[r * 4 + suit]
+    wild_bits = sum(_BIT[w] for w, n in zip(WILD_CODES, wcounts) if n)
+    return _suit_options(suit, x, dbl, wild_bits, rules, memo)
+
+
+def _rotation(suit: int) -> list[int]:
+    """The codes of suit 0's faces renamed into `suit` (the other suits and their 2s turn
+    with it; the joker stays): a run of suit 0 made of the faces `c` is, in `suit`, the run
+    of the faces `rot[c]`, placed alike (the meld rules treat every suit alike)."""
+    return [c if c < 4 else (c & ~3) | ((c + suit) & 3) for c in range(56)]
+
+
+_ROT = [_rotation(s) for s in range(4)]
+_SUIT0_WILDS: list[dict[int, int | None]] = [
+    {m: (sum(_BIT[_ROT[(4 - s) & 3][w]] for w in WILD_CODES if m >> w & 1)
+         if not (m >> 8 & ((1 << s) - 1) and m >> (8 + s)) else None)
+     for m in _WILDS_HELD} for s in range(4)]
+"""Per suit, the bits of the wild faces held as suit 0 sees them (`_rotation`), or None where
+the renaming would change their order (WILD_CODES order, the order a run's wild choices come
+in): 2s on both sides of the suit's own 2, say 2♥ and 2♣ in a ♦ run."""
+
+
+def _suit_options(suit: int, x: int, dbl: int, wild_bits: int, rules: RuleSet,
+                  memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+    """The runs of one suit (`_suit_runs`' order), each with its checked option, from bits:
+    `x` the suit's faces held, `dbl` those held twice (only its ace and 2 count), `wild_bits`
+    the wild faces held. Solved per cluster: a run never crosses two missing slots, so the
+    suit's present slots fall into groups solved alone and memoized (a hand with many cards
+    of one suit rarely repeats, its clusters do), merged by length (a stable sort keeps the
+    order). Two slots three or more apart are never in one run (a single wild fills one
+    gap); a group of one slot makes no run."""
+    slots: list[int] = []   # present slots, lowest first; an ace at 1 and at 14
+    y = x >> suit
+    while y:
+        low = y & -y
+        y ^= low
+        slots.append(low.bit_length() >> 2)
+    if not slots:
         return []
-    have = _suit_have(suit, counts, wcounts)
+    if slots[0] == 1:
+        slots.append(14)
+    ace2 = dbl >> (4 + suit) & 1
+    own2 = (dbl >> (8 + suit) & 1) if wild_bits >> (8 + suit) & 1 else 0
     parts: list[list[tuple[Spec, MeldOption]]] = []
-    for group in groups:
-        key = ("run-cluster", suit, tuple([(s, have[slots[s]]) for s in group]), wcounts)
-        opts = memo.get(key)
-        if opts is None:
-            found = _window_runs({s: slots[s] for s in group}, have, rules.ace_to_ace,
-                                 rules.run_max_naturals)
-            found.sort(key=lambda t: -t[0])
-            opts = memo[key] = _checked([spec for _, spec in found], rules, memo, suit)
-        parts.append(opts)  # type: ignore[arg-type]
+    group: list[int] = []
+    for sl in [*slots, 99]:   # a sentinel closes the last group
+        if group and sl - group[-1] >= 3:
+            if len(group) > 1:
+                g = tuple(group)
+                aces = ace2 if g[0] == 1 or g[-1] == 14 else 0
+                key = ("run-cluster", suit, g, aces, own2, wild_bits)
+                opts = memo.get(key)
+                if opts is None:
+                    opts = memo[key] = _cluster_in(suit, g, aces, own2, wild_bits, rules,
+                                                   memo)
+                parts.append(opts)  # type: ignore[arg-type]
+            group = []
+        group.append(sl)
+    if not parts:
+        return []
     if len(parts) == 1:
         return parts[0]
     return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
 
 
-_WILD_MASK = sum(1 << w for w in WILD_CODES)
+def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
+                rules: RuleSet, memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+    """One cluster's runs in `suit` (`group`: its slots; `aces`, `own2`: the suit's ace, its
+    2 held twice). Those of suit 0 renamed (`_rotation`), memoized under suit 0's key, so one
+    solved cluster serves all four suits; solved in `suit` itself where the renaming would
+    reorder the wild cards (`_SUIT0_WILDS`)."""
+    wild0 = _SUIT0_WILDS[suit][wild_bits]
+    if suit == 0 or wild0 is None:
+        return _solve_cluster(suit, group, aces, own2, wild_bits, rules, memo)
+    key = ("run-cluster", 0, group, aces, own2, wild0)
+    opts0 = cast("list[tuple[Spec, MeldOption]] | None", memo.get(key))
+    if opts0 is None:
+        opts0 = memo[key] = _solve_cluster(0, group, aces, own2, wild0, rules, memo)
+    rot = _ROT[suit]
+    return [(tuple([(rot[c], k) for c, k in spec]),
+             (tuple([(rot[c], k) for c, k in placed]), resuited(arr, suit),
+              tuple(map(rot.__getitem__, codes))))
+            for spec, (placed, arr, codes) in opts0]
 
 
-def touch_mask(arr: Arrangement) -> int:
+def _solve_cluster(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
+                   rules: RuleSet, memo: dict[object, object]
+                   ) -> list[tuple[Spec, MeldOption]]:
+    """`_cluster_in` not memoized: the windows of the cluster's slots (`_window_runs`), each
+    asked of the meld rules (`_checked`)."""
+    slots = {s: (4 if s in (1, 14) else s * 4) + suit for s in group}
+    have = {w: 2 if w == 8 + suit and own2 else 1 for w in WILD_CODES if wild_bits >> w & 1}
+    for c in slots.values():
+        have[c] = 2 if (c == 4 + suit and aces) or (c == 8 + suit and own2) else 1
+    found = _window_runs(slots, have, rules.ace_to_ace, rules.run_max_naturals)
+    found.sort(key=lambda t: -t[0])
+    return _checked([spec for _, spec in found], rules, memo, suit)
+
+
+def touch_mask(arr: Arrangement, codes: Sequence[int] = ()) -> int:
     """The face codes (as bits) that could join a meld of this arrangement, a superset of
     what `attach_options` looks at: a set's rank, a run's suit within two slots of its ends
     (an ace near either end), and the wild cards while the meld holds none (once it holds
-    one, a run's own 2 at slot 2 only). A hand holding none of them attaches nothing."""
+    one, a run's own 2 at slot 2 only). A hand holding none of them attaches nothing.
+    Given the meld's face `codes`, a run's faces of rank 3 to king that it holds already are
+    left out too: a run never holds two of one rank (melds.py), so such a face attaches
+    nothing, and asking the meld rules about it was most of what a new meld cost."""
     if arr.kind == "set":
-        mask = sum(1 << (arr.start * 4 + s) for s in range(4))
+        mask = 0xF << (arr.start * 4)
         return mask | (_WILD_MASK if arr.wild is None else 0)
     s = suit_index(cast(Suit, arr.suit))
-    lo, hi = arr.start - 2, arr.end + 2
+    mask = _run_reach(s, arr.start - 2, arr.end + 2)
+    if arr.wild is None:
+        mask |= _WILD_MASK
+    for c in codes:
+        if c >= 12 and c & 3 == s:
+            mask &= ~_BIT[c]
+    return mask
+
+
+@cache
+def _run_reach(s: int, lo: int, hi: int) -> int:
+    """The faces of suit `s` at slots lo..hi (an ace at 1 or 14), as bits."""
     mask = sum(1 << (r * 4 + s) for r in range(max(lo, 1), min(hi, 13) + 1))
     if lo <= 1 or hi >= 14:
         mask |= 1 << (4 + s)
-    if arr.wild is None:
-        mask |= _WILD_MASK
     return mask
 
 
 def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement,
-                   rules: RuleSet, memo: dict[object, object] | None = None
-                   ) -> list[AttachOption]:
+                   rules: RuleSet, memo: dict[object, object] | None = None,
+                   touch: int | None = None) -> list[AttachOption]:
     """`attach_candidates` of one meld (as specs of `idx`) that the meld rules accept, in the
-    same order. Memoized on the meld and the hand's cards that could touch it (its suit or
-    rank, and the wild cards); `memo` is `table(rules)` when the caller has it."""
-    wcounts: tuple[int, ...]
-    # Once a meld holds a wild card no other wild card can join it (attach_candidates offers
-    # none): only a run's own 2, standing natural at slot 2, still counts among the wilds.
-    if arr.kind == "set":
-        rel = tuple([(c, 1) for c, _ in idx.rank_items.get(arr.start, ())])
-        wcounts = idx.wild_ones if arr.wild is None else _NO_WILDS
-    else:
-        lo, hi = arr.start - 2, arr.end + 2   # only cards this near can touch a run
-        s = suit_index(cast(Suit, arr.suit))
-        rel = tuple([(c, n) for c, n in idx.suit_items[s]
-                     if (lo <= c >> 2 <= hi) or (c >> 2 == 1 and (lo <= 1 or hi >= 14))])
-        wcounts = idx.suit_wilds[s]
-        if arr.wild is not None and wcounts != _NO_WILDS:
-            wcounts = _OWN_TWO[s](wcounts[s + 1] if lo <= 2 else 0)
-    if not rel and wcounts == _NO_WILDS:
+    same order. `touch`: `touch_mask(arr)`, which the caller may pass; `memo`: `table(rules)`
+    when the caller has it.
+
+    Memoized per meld and *face*: a meld's candidates come face by face (a face of its suit
+    or rank alone, the wild cards held, a face two slots away with each wild held), so the
+    options of one face are computed once per meld (`_attach_parts`) and a hand's options
+    are those of the faces it holds, concatenated in `attach_candidates`' order. A hand
+    holding a combination of faces not seen before next to this meld costs lookups only."""
+    if touch is None:
+        touch = touch_mask(arr)
+    near = idx.mask & touch
+    if not near:
         return []
-    key = ("attach+", meld_codes, arr.kind, arr.start, arr.wild, rel, wcounts)
     if memo is None:
         memo = table(rules)
-    opts = memo.get(key)
-    if opts is None:
-        in_rel = {c for c, _ in rel}
-        faces = [c for c, n in rel for _ in range(n)] + [
-            w for w, n in zip(WILD_CODES, wcounts) if w not in in_rel for _ in range(n)]
-        sub: dict[int, list[Pos]] = {}   # a stand-in hand: positions 0, 1, … by code
-        for p, c in enumerate(faces):
-            sub.setdefault(c, []).append(p)
-        found: list[AttachOption] = []
-        vmemo = verdicts(rules)
-        for cand, end in attach_candidates(sub, arr, rules):
-            spec = tuple([(faces[p], sub[faces[p]].index(p)) for p in cand])
-            new = tuple([c for c, _ in spec])
-            got = (attach_run_quiet if arr.kind == "run" else attach_set_quiet)(
-                rules, meld_codes, arr, new, end, vmemo)
+    pkey = ("attach-parts", meld_codes, arr.kind, arr.start, arr.wild)
+    parts = memo.get(pkey)
+    if parts is None:
+        parts = memo[pkey] = _AttachParts(meld_codes, arr, rules)
+    return parts.options(idx, near)  # type: ignore[attr-defined, no-any-return]
+
+
+class _AttachParts:
+    """One meld's attach options, face by face (see `attach_options`), filled as hands ask."""
+
+    __slots__ = ("arr", "codes", "end_words", "far", "has_wild", "hi", "lo", "own2", "parts",
+                 "prefix", "rules", "suit")
+
+    def __init__(self, meld_codes: tuple[int, ...], arr: Arrangement, rules: RuleSet) -> None:
+        self.codes, self.arr, self.rules = meld_codes, arr, rules
+        self.has_wild = arr.wild is not None
+        self.end_words = _ends(rules)
+        self.parts: dict[object, list[AttachOption]] = {}
+        self.lo, self.hi = arr.start, arr.end
+        self.suit = self.own2 = self.far = 0
+        self.prefix: tuple[object, ...] = ()
+        if arr.kind == "run":
+            s, self.prefix = attach_run_prefix(meld_codes, arr)
+            self.suit = s
+            self.own2 = 8 + s
+            # the faces two slots off the run's ends: each may come with a wild between
+            far = 0
+            for slot in (self.lo - 2, self.hi + 2):
+                if 1 <= slot <= 13:
+                    far |= _BIT[slot * 4 + s]
+                if slot in (1, 14):
+                    far |= _BIT[4 + s]
+            self.far = far
+
+    def options(self, idx: HandIndex, near: int) -> list[AttachOption]:
+        """The options of a hand holding the faces `near` (its mask and the meld's touch)."""
+        parts = self.parts
+        out: list[AttachOption] = []
+        if self.arr.kind == "set":
+            start = self.arr.start
+            mine = near & (0xF << (start * 4))
+            if mine & (mine - 1):   # two faces of the rank or more: in the order first seen
+                order = [c for c in idx.by_code if c >> 2 == start]
+            else:
+                order = [mine.bit_length() - 1] if mine else []
+            for c in order:
+                got = parts.get(c)
+                if got is None:
+                    got = parts[c] = self._checked([(((c, 0),), None)])
+                out += got
+            wb = near & _WILD_MASK
+            if wb and not self.has_wild:
+                got = parts.get(-wb)
+                if got is None:
+                    got = parts[-wb] = self._checked(
+                        [(((w, 0),), None) for w in _WILDS_HELD[wb]])
+                out += got
+            return out
+        mine = near & _SUIT_BITS[self.suit]
+        x = mine
+        while x:
+            low = x & -x
+            x ^= low
+            c = low.bit_length() - 1
+            got = parts.get(c)
             if got is None:
+                ends, ace_ends = self.end_words
+                got = parts[c] = self._checked(list(_run_singles(
+                    c, (c, 0), self.lo, self.hi, self.has_wild, ends, ace_ends)))
+            out += got
+        if self.has_wild:
+            return out
+        wb = near & _WILD_MASK
+        if not wb:
+            return out
+        got = parts.get(-wb)
+        if got is None:
+            ends = self.end_words[0]
+            got = parts[-wb] = self._checked(
+                [(((w, 0),), e) for w in _WILDS_HELD[wb] for e in ends])
+        out += got
+        x = mine & self.far
+        while x:
+            low = x & -x
+            x ^= low
+            c = low.bit_length() - 1
+            two = c == self.own2 and idx.dbl >> c & 1
+            key = (c, wb, two)
+            got = parts.get(key)
+            if got is None:
+                stand_in = {w: [(w, 0)] for w in _WILDS_HELD[wb]}
+                stand_in[c] = [(c, 0), (c, 1)] if two else [(c, 0)]
+                got = parts[key] = self._checked(list(_run_pairs(
+                    c, (c, 0), _wild_copies(stand_in, c, list(_WILDS_HELD[wb])),
+                    self.lo, self.hi)))
+            out += got
+        return out
+
+    def _checked(self, cands: list[tuple[tuple[object, ...], str | None]]
+                 ) -> list[AttachOption]:
+        """Each candidate (as a spec) with the option it makes, if the meld rules accept it."""
+        meld_codes, arr, rules = self.codes, self.arr, self.rules
+        vmemo = verdicts(rules)
+        run = arr.kind == "run"
+        found: list[AttachOption] = []
+        for cand, end in cands:
+            spec = cast(Spec, cand)
+            new = tuple(map(_FIRST, spec))
+            if run:
+                arr2 = attach_run_asked(rules, self.prefix, self.suit, arr, new, end, vmemo)
+            else:
+                arr2 = attach_set_quiet(rules, meld_codes, arr, new, end, vmemo)
+            if arr2 is None:
                 continue
-            arr2 = got
-            allc = list(meld_codes) + [c for c, _ in spec]
-            found.append((spec, end, arr2, tuple([allc[i] for i in arr2.order])))
-        opts = memo[key] = found
-    return opts  # type: ignore[return-value]
+            allc = meld_codes + new
+            found.append((spec, end, arr2, tuple(map(allc.__getitem__, arr2.order))))
+        return found

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import ClassVar, cast
+from typing import Any, ClassVar, cast
 
 from ..base import (
     Action,
@@ -41,13 +41,19 @@ from .melds import (
     classify,
     is_wild,
 )
-from .memo import CODE_CARD
+from .memo import FACES
 from .movegen import HandIndex, attach_options, meld_candidates, meld_options, touch_mask
 from .rules import RuleSet
 
 Pending = list[tuple[list[Card], Arrangement]] | None
 Replacing = dict[int, tuple[list[Card], Arrangement]] | None
 Groups = list[tuple[Arrangement, list[Pos], list[Card]]]
+MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
+"""A meld as move generation reads it (`BurracoHand._meld_row`)."""
+
+_PLAIN = ("plain",)   # the plan of a discard that leaves two cards or more
+_DRAW, _TAKE, _TAKE_TOP = A.Draw(), A.Take(), A.TakeTop()
+"""The draw-phase steps without an opening: values, offered as one object each."""
 
 # owner codes for positions not in a hand
 STOCK, PILE, MELD, POZZ, ASIDE, UNDEALT = -1, -2, -3, -4, -5, -6
@@ -89,6 +95,11 @@ def deal_schedule(rules: RuleSet, n_seats: int, dealer: Seat, *, each_for_himsel
         face_up = p
         p += 1
     return DealSchedule(size, tuple(tuple(h) for h in hands), tuple(pozz), face_up, p, first)
+
+
+def _cards(codes: tuple[int, ...]) -> list[Card]:
+    """The faces of these codes (never the empty code: a meld's codes are faces)."""
+    return [FACES[c] for c in codes]
 
 
 def _norm(arr: Arrangement) -> Arrangement:
@@ -141,15 +152,18 @@ class MeldState:
 
 
 class _MeldPlan:
-    """What `_check_meld` would return for one group, kept unexpanded until it is applied."""
+    """What `_check_meld` would return for one group, kept unexpanded until it is applied
+    (`refs`: the cards in placed order)."""
 
-    __slots__ = ("arr", "codes", "placed")
+    __slots__ = ("arr", "codes", "refs")
 
-    def __init__(self, arr: Arrangement, placed: tuple[Pos, ...], codes: tuple[int, ...]) -> None:
-        self.arr, self.placed, self.codes = arr, placed, codes
+    def __init__(self, arr: Arrangement, refs: tuple[CardRef, ...], codes: tuple[int, ...]
+                 ) -> None:
+        self.arr, self.refs, self.codes = arr, refs, codes
 
     def expand(self) -> tuple[Groups]:
-        return ([(self.arr, list(self.placed), [cast(Card, CODE_CARD[c]) for c in self.codes])],)
+        return ([(self.arr, [p for p, _ in self.refs],
+                  [FACES[c] for c in self.codes])],)
 
 
 class _AttachPlan:
@@ -157,11 +171,11 @@ class _AttachPlan:
 
     __slots__ = ("arr", "new", "old")
 
-    def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[Pos, ...]) -> None:
+    def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[CardRef, ...]) -> None:
         self.arr, self.old, self.new = arr, old, new
 
     def expand(self) -> tuple[Arrangement, list[Pos]]:
-        allpos = self.old + list(self.new)
+        allpos = self.old + [p for p, _ in self.new]
         return (self.arr, [allpos[i] for i in self.arr.order])
 
 
@@ -188,8 +202,12 @@ class BurracoHand:
         self.hand_no = hand_no
         self.deck: Deck = make_deck(rules.deck_kind(n_seats))
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
+        self._table = memo.table(rules)   # the rule set's options table (one dict for good)
         self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
+        self._discards: dict[Pos, tuple[Action, Seat, object]] = {}  # see legal_actions
+        self._tm: dict[int, tuple[int, list[MeldRow]]] | None = None
+        # ^ the sides' melds as move generation reads them (`_team_melds`)
         self.each_for_himself = each_for_himself
         self.dynamic = rules.dynamic_sides(n_seats, each_for_himself, switched)
         self.schedule = deal_schedule(rules, n_seats, self.dealer,
@@ -238,7 +256,9 @@ class BurracoHand:
         self.closed_by: Seat | None = None
         self.end_reason = ""
         self._abandoned_by: Seat | None = None
-        self.log: list[tuple[Seat, str]] = []
+        self.log: list[tuple[Seat, Action | str]] = []
+        # ^ the last steps, each told in the console notation when it is shown (public_view):
+        #   formatting every step as it is applied would cost more than the rest of `apply`
 
     # ------------------------------------------------------------------ knowledge
     def card_at(self, pos: Pos) -> CardId | None:
@@ -246,6 +266,8 @@ class BurracoHand:
 
     def learn(self, pos: Pos, card: CardId) -> None:
         self.knowledge.learn(pos, card)
+        if self.owner[pos] == MELD:   # a meld's face, read by `_team_melds`
+            self._tm = None
         if self._plans:
             self._plans = {}
 
@@ -407,27 +429,27 @@ class BurracoHand:
         if self._phase == "over" or seat != self.turn:
             return
         if self._phase == "draw":
-            if self.stock_count > 0:
-                yield A.Draw()
+            if self.stock_next < len(self.owner):   # the stock is not empty
+                yield _DRAW
             if not self.pile:
                 return
             team = self.team_of[seat]
-            kinds: list[type[A.Take | A.TakeTop]] = [A.Take]
-            if self.rules.take_top_allowed:
-                kinds.append(A.TakeTop)
+            kinds: tuple[A.Take | A.TakeTop, ...] = (
+                (_TAKE, _TAKE_TOP) if self.rules.take_top_allowed else (_TAKE,))
             act: Action
-            for cls in kinds:
+            for plain in kinds:
                 if self.rules.take_needs_opened and not self.opened(team):
-                    for groups in self._opening_candidates(seat, cls is A.TakeTop):
-                        act = cls(opening=groups)
+                    for groups in self._opening_candidates(seat, plain is _TAKE_TOP):
+                        act = type(plain)(opening=groups)
                         if self._ok(seat, act):
                             yield act
                 else:
-                    act = cls()
-                    plan = self._try(seat, act)
-                    if plan is not None:
-                        self._plans[id(act)] = (act, seat, plan)
-                        yield act
+                    try:
+                        plan = self._check_take(seat, plain)
+                    except (RuleViolation, LookupError):
+                        continue
+                    self._plans[id(plain)] = (plain, seat, plan)
+                    yield plain
             return
         plans = self._plans
         acts = self._acts
@@ -442,8 +464,12 @@ class BurracoHand:
         except TypeError:  # a None: a card of that hand this replica has not been shown
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
         rules = self.rules
-        memo_table = memo.table(rules)
+        memo_table = self._table
+        if len(memo_table) > memo.MAX_ENTRIES:   # past its bound: memo.table halves it
+            memo.table(rules)
         n_hand = len(mine)
+        by_code = idx.by_code
+        ids = cast("list[CardId]", known)   # the hand's cards are known: the index says so
         # Candidates come with their verdict under the meld rules (movegen's memoized options:
         # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
         # more: _check_after has nothing to say then, and the cards are the seat's own by
@@ -460,70 +486,130 @@ class BurracoHand:
                     continue
                 if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
                     continue
-                placed = idx.positions(placed_spec)
-                if n_hand - len(placed) < 2 and not self._may_leave(
-                        seat, placed, extra=[([CODE_CARD[c] for c in faces_key], _norm(arr))]):
+                refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in placed_spec])
+                if n_hand - len(refs) < 2 and not self._may_leave(
+                        seat, refs, extra=[(_cards(faces_key), _norm(arr))]):
                     continue
-                refs = tuple([(p, known[p]) for p in placed])
-                act = acts.get(("meld", refs))  # type: ignore[assignment]
+                mkey = ("meld", refs)
+                act = acts.get(mkey)  # type: ignore[assignment]
                 if act is None:
-                    act = acts[("meld", refs)] = A.Meld(groups=(refs,))
+                    act = acts[mkey] = A.Meld(groups=(refs,))
                 seen.add(faces_key)
-                plans[id(act)] = (act, seat, _MeldPlan(arr, placed, faces_key))
+                plans[id(act)] = (act, seat, _MeldPlan(arr, refs, faces_key))
                 yield act
         else:
             for groups in self._opening_candidates(seat, None):
                 act = A.Meld(groups=groups)
                 if self._ok(seat, act):
                     yield act
-        for m in self.melds.values():  # in id order: the dict is filled by increasing id
-            if m.team != team:
-                continue
-            mpos = m.positions
-            cached = m.__dict__.get("_codes")  # the meld's face codes, until it changes
-            if cached is not None and cached[0] is mpos:
-                mcodes, marr, touch = cached[1], cached[2], cached[3]
-            else:
-                mcodes = tuple([cid_code[known[p]] for p in mpos])  # type: ignore[index]
-                marr = m.arrangement()
-                touch = touch_mask(marr)
-                m.__dict__["_codes"] = (mpos, mcodes, marr, touch)
+        union, rows = self._team_melds(team)
+        for m, mpos, mcodes, marr, touch in (rows if idx.mask & union else ()):
             if not idx.mask & touch:  # no card of the hand could touch this meld
                 continue
             done: set[tuple[int, ...]] = set()
-            for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table):
+            for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table,
+                                                        touch):
                 if k2 in done:
                     continue
-                cand = idx.positions(spec)
-                key = ("attach", m.id, tuple([(p, known[p]) for p in cand]), end)
+                refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in spec])
+                key = ("attach", m.id, refs, end)
                 act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
-                    act = acts[key] = A.Attach(*key[1:])
-                if n_hand - len(cand) < 2 and not self._may_leave(
-                        seat, cand, replace={m.id: ([CODE_CARD[c] for c in k2], _norm(arr2))}):
+                    act = acts[key] = A.Attach(m.id, refs, end)
+                if n_hand - len(refs) < 2 and not self._may_leave(
+                        seat, refs, replace={m.id: (_cards(k2), _norm(arr2))}):
                     continue
                 done.add(k2)
-                plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, cand))
+                plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, refs))
                 yield act
-        plain = ("plain",)
         single = self.took_single if rules.single_card_pile else None
-        for ps in idx.by_code.values():  # one discard per face, its first copy in hand
-            for p in ps:
-                if n_hand >= 2 and p == single:
-                    continue
-                ref = (p, known[p])
-                act = acts.get(ref)  # type: ignore[assignment]
-                if act is None:  # (a discard's key is its card ref: no other key is a pair)
-                    act = acts[ref] = A.Discard(ref)
-                if n_hand >= 2:
-                    plan3: object = plain
-                else:
-                    plan3 = self._try(seat, act)
-                    if plan3 is None:
+        if n_hand >= 2:   # one discard per face, its first copy in hand (not a one-card pile's)
+            # each position's discard and its plan entry, kept by position (a position holds
+            # one card, and one seat's while it is in hand) and shared like `_acts`
+            discards = self._discards
+            for ps in by_code.values():
+                p = ps[0]
+                if p == single:
+                    if len(ps) < 2:
                         continue
+                    p = ps[1]
+                got = discards.get(p)
+                if got is None or got[1] != seat:
+                    ref = (p, ids[p])
+                    act = acts.get(ref)  # type: ignore[assignment]
+                    if act is None:  # (a discard's key is its card ref: no other key is a pair)
+                        act = acts[ref] = A.Discard(ref)
+                    got = discards[p] = (act, seat, _PLAIN)
+                plans[id(got[0])] = got
+                yield got[0]
+            return
+        for ps in by_code.values():  # the last card: it must be one that may go
+            p = ps[0]
+            ref = (p, ids[p])
+            act = acts.get(ref)  # type: ignore[assignment]
+            if act is None:
+                act = acts[ref] = A.Discard(ref)
+            plan3 = self._try(seat, act)
+            if plan3 is not None:
                 plans[id(act)] = (act, seat, plan3)
                 yield act
-                break
+
+    def _team_melds(self, team: int) -> tuple[int, list[MeldRow]]:
+        """The side's melds in id order as `_meld_row`s, and the union of their touch masks:
+        a hand that touches none skips the loop over the melds at once. Made once, then
+        kept up to date as melds are laid and changed (`_melds_laid`, `_meld_changed`).
+        `_tm` is never changed in place, only rebound: copies share it, and their melds part
+        when one of them moves."""
+        tm = self._tm
+        got = tm.get(team) if tm else None
+        if got is None:
+            # in id order: the dict is filled by increasing id
+            rows = [self._meld_row(m) for m in self.melds.values() if m.team == team]
+            union = 0
+            for row in rows:
+                union |= row[4]
+            got = (union, rows)
+            self._tm = {**tm, team: got} if tm else {team: got}
+        return got
+
+    def _meld_row(self, m: MeldState) -> MeldRow:
+        """A meld as move generation reads it: itself, its positions, its face codes, its
+        arrangement and `touch_mask` (kept on the meld until it changes: copies share it)."""
+        mpos = m.positions
+        cached = m.__dict__.get("_codes")
+        if cached is not None and cached[0] is mpos:
+            return cast(MeldRow, cached[1])
+        known = self.known
+        cid_code = self._codes
+        marr = m.arrangement()
+        mcodes = tuple(map(cid_code.__getitem__, map(known.__getitem__, mpos)))  # type: ignore[arg-type]
+        row = (m, mpos, mcodes, marr, touch_mask(marr, mcodes))
+        m.__dict__["_codes"] = (mpos, row)
+        return row
+
+    def _melds_laid(self, team: int, laid: list[MeldState]) -> None:
+        """New melds of the side (the newest ids): their rows go after the side's others."""
+        tm = self._tm
+        got = tm.get(team) if tm else None
+        if got is None:
+            return
+        union, rows = got
+        new = [self._meld_row(m) for m in laid]
+        for row in new:
+            union |= row[4]
+        self._tm = {**tm, team: (union, rows + new)}  # type: ignore[dict-item]
+
+    def _meld_changed(self, m: MeldState) -> None:
+        """A meld of the side took cards: its row is made again."""
+        tm = self._tm
+        got = tm.get(m.team) if tm else None
+        if got is None:
+            return
+        rows = [self._meld_row(m) if row[0].id == m.id else row for row in got[1]]
+        union = 0
+        for row in rows:
+            union |= row[4]
+        self._tm = {**tm, m.team: (union, rows)}  # type: ignore[dict-item]
 
     def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
         return tuple(self._ref(p) for p in positions)
@@ -566,14 +652,14 @@ class BurracoHand:
             return False
         return True
 
-    def _may_leave(self, seat: Seat, used: tuple[Pos, ...], extra: Pending = None,
+    def _may_leave(self, seat: Seat, used: tuple[CardRef, ...], extra: Pending = None,
                    replace: Replacing = None) -> bool:
         """Would a meld or attachment already checked against the meld rules, putting down
-        the cards at `used`, leave a hand that may stand (`_check_after`: two cards or
+        the cards `used`, leave a hand that may stand (`_check_after`: two cards or
         more, on to the pozzetto, or a closing)? What `apply` would decide, without checking
         the meld again: move generation asks it near the end of a hand, where it is most of
         the work."""
-        gone = set(used)
+        gone = {p for p, _ in used}
         try:
             self._check_after(seat, [p for p in self.hands[seat] if p not in gone],
                               extra=extra, replace=replace, single=self.took_single)
@@ -603,7 +689,7 @@ class BurracoHand:
             plan = self._check(seat, action)
         self._plans = {}
         self._do(seat, action, plan)
-        self.log.append((seat, str(action) if not isinstance(action, A.Draw) else "draw"))
+        self.log.append((seat, action))
         if len(self.log) > 40:
             del self.log[:-40]
 
@@ -829,7 +915,7 @@ class BurracoHand:
         self.exposed = self.exposed.union((ref[0],))   # a new set: copies share the old one
         self.owner[ref[0]] = PILE
 
-    def _do(self, seat: Seat, action: Action, plan: object) -> None:
+    def _do(self, seat: Seat, action: Action, plan: Any) -> None:
         if isinstance(action, A.Draw):
             self._draw_to(seat)
             self._phase = "play"
@@ -843,7 +929,7 @@ class BurracoHand:
             return
         self.can_redraw = False
         if isinstance(action, (A.Take, A.TakeTop)):
-            taken, groups = cast("tuple[list[Pos], Groups]", plan)
+            taken, groups = plan
             if isinstance(action, A.Take) and len(taken) == 1:
                 self.took_single = taken[0] if self.rules.single_card_pile else None
             # only the previous player's discard: a one-card pile, or the top card alone
@@ -860,14 +946,14 @@ class BurracoHand:
                 self.acted = True
             return
         if isinstance(action, A.Meld):
-            (groups,) = cast("tuple[Groups]", plan)
+            (groups,) = plan
             for r in action.shown():
                 self.learn(*r)
             self._lay(seat, groups)
             self.acted = True
             return
         if isinstance(action, A.Attach):
-            arr, positions = cast("tuple[Arrangement, list[Pos]]", plan)
+            arr, positions = plan
             for r in action.cards:
                 self.learn(*r)
             m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
@@ -875,12 +961,13 @@ class BurracoHand:
                 self.hands[seat].remove(r[0])
                 self.owner[r[0]] = MELD
             m.attach(tuple(r[0] for r in action.cards), arr, positions)
+            self._meld_changed(m)
             self.acted = True
             self._after_meld(seat)
             return
         if isinstance(action, A.Discard):
             self._to_pile(seat, action.card)
-            what = cast("tuple[str]", plan)[0]
+            what = plan[0]
             if what == "pozzetto":
                 self._claim_pozzetto(seat, al_volo=False)
             elif what == "close":
@@ -899,6 +986,7 @@ class BurracoHand:
 
     def _lay(self, seat: Seat, groups: list[tuple[Arrangement, list[Pos], list[Card]]]) -> None:
         team = self.team_of[seat]
+        laid = []
         for arr, positions, placed in groups:
             for p in positions:
                 if self.owner[p] == PILE:
@@ -907,10 +995,12 @@ class BurracoHand:
                     self.hands[seat].remove(p)
                 self.owner[p] = MELD
             wild = None if arr.wild is None else positions[arr.order.index(arr.wild)]
-            self.melds[self.next_meld] = MeldState(
+            m = self.melds[self.next_meld] = MeldState(
                 self.next_meld, team, arr.kind, list(positions), arr.start, arr.suit, wild, seat,
                 moves=[tuple(positions)])
+            laid.append(m)
             self.next_meld += 1
+        self._melds_laid(team, laid)
         self._after_meld(seat)
 
     def _after_meld(self, seat: Seat) -> None:
@@ -949,6 +1039,7 @@ class BurracoHand:
     def _form_sides(self, solo: Seat) -> None:
         """The first to the 18-card pozzetto plays alone; the others pair up (opposite seats
         with 5 players)."""
+        self._tm = None
         n = self.n_seats
         if n == 3:
             pairs = [((solo + 1) % 3, (solo + 2) % 3)]
@@ -1128,6 +1219,8 @@ class BurracoHand:
             new.knowledge.learn(pos, cid)
         new._plans = {}
         new._acts = {}     # its cards differ: its actions are its own
+        new._discards = {}
+        new._tm = None
         return new
 
     def snapshot(self) -> tuple[object, ...]:
@@ -1147,11 +1240,13 @@ class BurracoHand:
 
     def hand_refs(self, seat: Seat) -> list[tuple[Pos, CardId | None]]:
         """The seat's hand as (position, card or None): cheaper than a whole view (bots)."""
-        return [(p, self.known[p]) for p in self.hands[seat]]
+        known = self.known
+        return [(p, known[p]) for p in self.hands[seat]]
 
     def pile_refs(self) -> list[tuple[Pos, CardId | None]]:
         """The discard pile, bottom first (face up: public)."""
-        return [(p, self.known[p]) for p in self.pile]
+        known = self.known
+        return [(p, known[p]) for p in self.pile]
 
     def meld_view(self, m: MeldState) -> dict[str, WireValue]:
         faces = [self._face_or_none(p) for p in m.positions]
@@ -1180,7 +1275,7 @@ class BurracoHand:
             "opened": [self.opened(self.team_of[s]) for s in range(self.n_seats)],
             "closed_by": self.closed_by, "end": self.end_reason,
             "abandoned_by": self._abandoned_by,
-            "log": [[s, t] for s, t in self.log[-12:]],
+            "log": [[s, str(t)] for s, t in self.log[-12:]],
         }
 
     def player_view(self, seat: Seat) -> dict[str, WireValue]:
