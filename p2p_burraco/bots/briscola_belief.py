@@ -25,6 +25,7 @@ pairs of `_briscola_fast` [BRISCOLA-16].
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 import random
 from collections.abc import Callable
@@ -50,12 +51,14 @@ class HandBelief:
     pending: bool
     candidates: int
 
+    def __post_init__(self) -> None:
+        self._keys = list(self.weights)
+        self._cum = list(itertools.accumulate(self.weights.values()))
+
     def sample(self, rng: random.Random) -> int:
         """One hand (bitmask) drawn from the posterior."""
-        keys = list(self.weights)
-        cum = list(_accumulate(self.weights.values()))
-        i = bisect.bisect_right(cum, rng.random() * cum[-1])
-        hand = keys[min(i, len(keys) - 1)]
+        i = bisect.bisect_right(self._cum, rng.random() * self._cum[-1])
+        hand = self._keys[min(i, len(self._keys) - 1)]
         if self.pending:
             free = bits(self.candidates & ~hand)
             hand |= 1 << free[int(rng.random() * len(free))]
@@ -72,14 +75,6 @@ class HandBelief:
             if w:
                 out += w / max(1, (self.candidates & ~rest).bit_count())
         return out
-
-
-def _accumulate(values: object) -> list[float]:
-    total, out = 0.0, []
-    for v in values:  # type: ignore[attr-defined]
-        total += v
-        out.append(total)
-    return out
 
 
 class OpponentReader:
