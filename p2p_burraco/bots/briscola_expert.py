@@ -6,15 +6,18 @@ on each deal (perfect-information Monte Carlo), on a compact simulator (`_brisco
   (alpha-beta, `Solver2`); earlier each candidate is played out on each deal by the quick
   policy (`Tables.rollout`) until the stock is down to `TAIL_2P_STOCK` cards, and the rest is
   solved exactly. The candidate with the best total over the deals wins (the heuristic's rule
-  of thumb breaks near ties).
+  of thumb breaks near ties). The other hand is not dealt blindly: `briscola_belief` reads
+  it from the opponent's plays so far (Bayes' rule under a model of the rule of thumb,
+  mixed with "any card" as the plays tell), sampled deals follow that reading and the
+  enumerated ones are weighed by it.
 - **Pairs**: the heuristic's playouts, with as many sampled deals as the budget buys, and the
   sampled exact search once the stock is spent.
 
 Deals come only from what the seat has seen (`_seen.unseen_ids` through the heuristic's
-`_read`), so the real hidden cards are never read. The number of deals comes from the time
-budget (`_think.Budget`, a fixed cost per deal at each stock size), and the search stops sooner,
-by a rule on the values alone, once one card is clearly best: a seed and a `--think`
-reproduce a game.
+`_read`, the plays through `_seen.seen_id`), so the real hidden cards are never read. The
+number of deals comes from the time budget (`_think.Budget`, a fixed cost per deal at each
+stock size), and the search stops sooner, by a rule on the values alone, once one card is
+clearly best: a seed and a `--think` reproduce a game.
 """
 
 from __future__ import annotations
@@ -24,9 +27,10 @@ import random
 
 from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play
-from ._briscola_fast import Solver2, Tables, mask_of
+from ._briscola_fast import Solver2, Tables, bits, mask_of
 from ._seen import seen_id
 from ._think import DEFAULT_THINK, Budget
+from .briscola_belief import HandBelief, OpponentReader
 from .briscola_heuristic import _EXACT_2P_STOCK, HeuristicBot, _Table
 
 SOLVE_2P_STOCK = 8           # head to head: each sampled deal solved exactly from this stock
@@ -57,6 +61,11 @@ class ExpertBot(HeuristicBot):
         super().__init__(rng)
         self.think = think
         self.last_iterations = 0
+        self.reader = self.make_reader()
+
+    def make_reader(self) -> OpponentReader | None:
+        """Head to head, what reads the other hand from its plays (None: deal it blindly)."""
+        return OpponentReader()
 
     def choose(self, state: HandState, seat: Seat) -> Action:
         if not isinstance(state, BriscolaHand):
@@ -103,10 +112,16 @@ class ExpertBot(HeuristicBot):
                                           (p0, p1), gone, c, solve_at=TAIL_2P_STOCK))
                     for c in cards]
 
+        belief = self.reader.belief(state, seat, tables) if self.reader else None
         if stock <= _EXACT_2P_STOCK:
-            rows = [values(h, o) for h, o in self._exact_deals(table)]
+            rows, weights = [], []
+            for h, o in self._exact_deals(table):
+                w = belief.weight(mask_of(h[1 - seat])) if belief else 1.0
+                if w > 0:
+                    rows.append(values(h, o))
+                    weights.append(w)
             self.last_iterations = len(rows)
-            return self._best(table, plays, rows)
+            return self._best(table, plays, rows, weights)
         if stock <= SOLVE_2P_STOCK:
             cost = COST_2P_SOLVE_AT_4 * COST_2P_SOLVE_GROWTH ** ((stock - 4) / 2)
         else:
@@ -118,15 +133,30 @@ class ExpertBot(HeuristicBot):
                 break
             if i >= _MIN_DEALS and i % _CHECK_EVERY == 0 and _clear(rows):
                 break
-            rows.append(values(*self._random_deal(table)))
+            deal = self._read_deal(table, belief) if belief else self._random_deal(table)
+            rows.append(values(*deal))
         self.last_iterations = len(rows)
         return self._best(table, plays, rows)
 
-    def _best(self, table: _Table, plays: list[Play], rows: list[list[float]]) -> Play:
-        """The card with the best average over the deals, plus a little of the rule of thumb
-        (it only matters between cards the search finds about equal)."""
-        n = max(1, len(rows))
-        scored = [(sum(r[i] for r in rows) / n + PRIOR_WEIGHT * self._score(table, a), -i, a)
+    def _read_deal(self, table: _Table, belief: HandBelief
+                   ) -> tuple[list[list[int]], list[int]]:
+        """A deal whose other hand is drawn from what its plays say (`belief`), the rest of
+        the unseen cards shuffled into the stock."""
+        opp = 1 - table.seat
+        hand = belief.sample(self.rng)
+        hidden = [c for c in bits(hand) if c not in table.known_in_hand[opp]]
+        pool = [c for c in table.unseen if not (hand >> c) & 1]
+        self.rng.shuffle(pool)
+        return self._deal(table, {opp: hidden}, pool)
+
+    def _best(self, table: _Table, plays: list[Play], rows: list[list[float]],
+              weights: list[float] | None = None) -> Play:
+        """The card with the best (weighted) average over the deals, plus a little of the
+        rule of thumb (it only matters between cards the search finds about equal)."""
+        ws = weights or [1.0] * len(rows)
+        n = sum(ws) or 1.0
+        scored = [(sum(w * r[i] for w, r in zip(ws, rows)) / n +
+                   PRIOR_WEIGHT * self._score(table, a), -i, a)
                   for i, a in enumerate(plays)]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
 
