@@ -90,6 +90,15 @@ def test_does_not_feed_the_next_seat() -> None:
     assert steps == ["discard 4s"]
 
 
+def test_fibur_26_does_not_hand_the_next_seat_its_burraco() -> None:
+    """FIBUR-26, FIBUR-22: both cards extend a meld of the next seat (an opponent); the 9c
+    would make its run of six a burraco — what that side lacks to close — so the cheaper
+    6d goes, though the 9c is the bigger debt to be caught with."""
+    state = pos("fibur 4 | turn 0 play | hand 9c 6d | side1 3c 4c 5c 6c 7c 8c ; 3d 4d 5d "
+                "| pile Qh | counts 9 9 9")
+    assert play_turn(state, 0) == ["discard 6d"]
+
+
 def test_beats_random() -> None:
     """10 fixed-seed hands in pairs (fibur): the bench measures about 99 %; 8 is the floor."""
     s = play_series("burraco", 4, 10, opponent="random", seed=7)

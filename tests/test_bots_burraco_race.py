@@ -36,6 +36,9 @@ GOES_OUT = [
     ("FIBUR-20", "fibur 4 | turn 0 play | hand 7h 8h 9h Jd Qd Kd", "meld", "al volo"),
     ("FIBUR-20", "fibur 4 | turn 0 play | hand 5c JK | side0 7h 8h 9h", "discard",
      "pozzetto waits"),
+    # both cards attach: the last goes on the meld too, and the pozzetto is played this turn
+    ("FIBUR-20", "fibur 4 | turn 0 play | hand 4h 10h | side0 5h 6h 7h 8h 9h", "attach",
+     "al volo"),
 ]
 
 
@@ -44,7 +47,8 @@ def test_fibur_20_22_out_line_goes_out(rid: str, text: str, last: str, after: st
     """FIBUR-20, FIBUR-22, FIBUR-26: melds and attachments that empty the hand this turn,
     then the last discard — a closing with the pozzetto and a burraco (a meld of six the
     hand makes one), else the pozzetto (face down until the next turn after a discard, at
-    once when melding empties the hand)."""
+    once when melding empties the hand: preferred, the pozzetto's cards are played a turn
+    sooner)."""
     state = pos(text)
     steps = play_line(state, 0)
     assert steps[-1].startswith(last), (rid, steps)

@@ -38,12 +38,15 @@ def _search(state: BurracoHand, seat: Seat, seen: set[frozenset[int]], budget: l
         return None
     hand = state.hands[seat]
     plays: list[tuple[int, Action]] = []
+    last: Action | None = None
     for a in state.legal_actions(seat):
         if isinstance(a, Discard):
             if len(hand) == 1:
-                return [a]
+                last = a
         elif isinstance(a, (Meld, Attach)):
             plays.append((len(a.shown()), a))
+    if last is not None and (not plays or state.team_of[seat] in state.team_pozzetto):
+        return [last]
     plays.sort(key=lambda t: -t[0])
     for _, a in plays:
         left = frozenset(hand) - {p for p, _ in a.shown()}
@@ -61,5 +64,5 @@ def _search(state: BurracoHand, seat: Seat, seen: set[frozenset[int]], budget: l
         if rest is not None:
             return [a] + rest
         if budget[0] < 0:
-            return None
-    return None
+            break
+    return None if last is None else [last]
