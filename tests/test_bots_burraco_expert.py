@@ -63,18 +63,20 @@ def test_a_discard_is_weighed_against_the_meld_passed_up() -> None:
 
 
 @pytest.mark.parametrize("mine,base,gain", [
-    ([100.0, -50.0, 30.0], [90.0, -70.0, 10.0], (10 + 20 + 20) / 3),   # ahead on average
+    ([100.0, -50.0, 30.0], [90.0, -70.0, 10.0], (10 + 20 + 20) / 3),   # ahead, clearly
     ([100.0, -50.0], [96.0, -54.0], 0.0),     # ahead by 4 points a deal: under PRIOR
-    ([500.0, -400.0], [0.0, 0.0], 50.0),      # noisy yet ahead: taken (no standard-error bar)
+    ([500.0, -400.0], [0.0, 0.0], 0.0),       # ahead on average, within the noise
+    ([60.0, 40.0, 50.0], [0.0, 0.0, 0.0], 50.0),   # ahead by many standard errors
     ([-10.0, 0.0], [0.0, 0.0], 0.0),          # behind
+    ([50.0], [0.0], 0.0),                     # one deal says nothing about the spread
     ([], [], 0.0),
 ])
-def test_a_candidate_replaces_the_heuristic_when_ahead_by_the_prior(
+def test_a_candidate_replaces_the_heuristic_only_on_clear_evidence(
         mine: list[float], base: list[float], gain: float) -> None:
     """The rule that picks between the heuristic's choice and a candidate: the mean paired
-    difference over the same deals, if it beats PRIOR points (module doc: why no
-    standard-error test)."""
-    from p2p_burraco.bots.burraco_expert import PRIOR, _clear_gain
+    difference over the same deals, if it beats PRIOR points and SIGMAS standard errors
+    (module doc: why a bar at all)."""
+    from p2p_burraco.bots.burraco_expert import PRIOR, SIGMAS, _clear_gain
 
-    assert PRIOR == 5.0
+    assert (PRIOR, SIGMAS) == (5.0, 2.0)
     assert _clear_gain(mine, base) == pytest.approx(gain)
