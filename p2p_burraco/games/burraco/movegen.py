@@ -599,9 +599,52 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         key2 = ("sets+", present, wilds)
         opts = memo.get(key2)
         if opts is None:
-            opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
-                                         rules, verdicts(rules), sets=True)
+            opts = memo[key2] = _rank_options(rank, present, wilds, rules, verdicts(rules))
         yield from opts  # type: ignore[misc]
+
+
+_SET_PATTERNS: list[tuple[tuple[bool, ...], tuple[bool, ...]]] = [
+    ((False,) * n, (False,) * n + (True,)) for n in range(16)]
+"""The wild pattern of a set of n naturals, without and with a wild typed last."""
+
+
+def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
+                  rules: RuleSet, memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+    """`_checked(_rank_sets(...), sets=True)` without the list between: a set's template
+    (`_template`) depends on its rank and wild pattern only, and `_rank_sets` types the
+    naturals first and at most one wild last, so each choice of naturals asks at most two
+    templates, whatever the suits (`memo`: the verdicts table)."""
+    out: list[tuple[Spec, MeldOption]] = []
+    for counts in _set_shapes(tuple([n for _, n in present]), rules.set_max_naturals):
+        spec = tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
+        n = len(spec)
+        plain, wild = _SET_PATTERNS[n]
+        if n >= 3:
+            t = memo.get(("set-option~", rank, plain))
+            if t is None:
+                t = memo[("set-option~", rank, plain)] = _template(
+                    rules, tuple(map(_FIRST, spec)), memo, None, True)
+            if t is not False:
+                _add_option(out, spec, t)  # type: ignore[arg-type]
+        if not wilds:
+            continue
+        t = memo.get(("set-option~", rank, wild))
+        for w in wilds:
+            spec2 = (*spec, (w, 0))
+            if t is None:
+                t = memo[("set-option~", rank, wild)] = _template(
+                    rules, tuple(map(_FIRST, spec2)), memo, None, True)
+            if t is not False:
+                _add_option(out, spec2, t)  # type: ignore[arg-type]
+    return out
+
+
+def _add_option(out: list[tuple[Spec, MeldOption]], spec: Spec,
+                template: tuple[tuple[int, ...] | None, Arrangement]) -> None:
+    """`out` gets the option of a candidate with this template (a set's: no suit)."""
+    order, arr = template
+    placed = spec if order is None else tuple(map(spec.__getitem__, order))
+    out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
 
 
 def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
