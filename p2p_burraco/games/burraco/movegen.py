@@ -916,8 +916,7 @@ class _AttachParts:
         vmemo = verdicts(rules)
         run = arr.kind == "run"
         found: list[AttachOption] = []
-        for cand, end in cands:
-            spec = cast(Spec, cand)
+        for spec, end in cands:
             new = tuple(map(_FIRST, spec))
             if run:
                 arr2 = attach_run_asked(rules, self.prefix, self.suit, arr, new, end, vmemo)
@@ -926,5 +925,6 @@ class _AttachParts:
             if arr2 is None:
                 continue
             allc = meld_codes + new
-            found.append((spec, end, arr2, tuple(map(allc.__getitem__, arr2.order))))
+            found.append((spec, end, arr2,  # type: ignore[arg-type]
+                          tuple(map(allc.__getitem__, arr2.order))))
         return found
