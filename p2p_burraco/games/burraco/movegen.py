@@ -613,38 +613,55 @@ def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[
     """`_checked(_rank_sets(...), sets=True)` without the list between: a set's template
     (`_template`) depends on its rank and wild pattern only, and `_rank_sets` types the
     naturals first and at most one wild last, so each choice of naturals asks at most two
-    templates, whatever the suits (`memo`: the verdicts table)."""
+    templates, whatever the suits (`memo`: the verdicts table). The choices of naturals,
+    each with its option without a wild, are kept per rank's faces held
+    (`_rank_naturals`): only the wilds change between hands holding them."""
+    key = ("set-naturals~", present)
+    base = memo.get(key)
+    if base is None:
+        base = memo[key] = _rank_naturals(rank, present, rules, memo)
     out: list[tuple[Spec, MeldOption]] = []
-    for counts in _set_shapes(tuple([n for _, n in present]), rules.set_max_naturals):
-        spec = tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
-        n = len(spec)
-        plain, wild = _SET_PATTERNS[n]
-        if n >= 3:
-            t = memo.get(("set-option~", rank, plain))
-            if t is None:
-                t = memo[("set-option~", rank, plain)] = _template(
-                    rules, tuple(map(_FIRST, spec)), memo, None, True)
-            if t is not False:
-                _add_option(out, spec, t)  # type: ignore[arg-type]
-        if not wilds:
+    for spec, plain, with_wild in base:  # type: ignore[attr-defined]
+        if plain is not None:
+            out.append(plain)
+        if with_wild is False:
             continue
-        t = memo.get(("set-option~", rank, wild))
+        order, arr = with_wild
         for w in wilds:
             spec2 = (*spec, (w, 0))
-            if t is None:
-                t = memo[("set-option~", rank, wild)] = _template(
-                    rules, tuple(map(_FIRST, spec2)), memo, None, True)
-            if t is not False:
-                _add_option(out, spec2, t)  # type: ignore[arg-type]
+            placed = spec2 if order is None else tuple(map(spec2.__getitem__, order))
+            out.append((spec2, (placed, arr, tuple(map(_FIRST, placed)))))
     return out
 
 
-def _add_option(out: list[tuple[Spec, MeldOption]], spec: Spec,
-                template: tuple[tuple[int, ...] | None, Arrangement]) -> None:
-    """`out` gets the option of a candidate with this template (a set's: no suit)."""
-    order, arr = template
-    placed = spec if order is None else tuple(map(spec.__getitem__, order))
-    out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
+def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleSet,
+                   memo: dict[object, object]
+                   ) -> list[tuple[Spec, tuple[Spec, MeldOption] | None, object]]:
+    """Each choice of a rank's naturals (`_set_shapes`' order): its spec, its option as a
+    set without a wild (None if the meld rules refuse it or it is under three cards), and
+    the template of it with a wild typed last (False if refused; the joker stands for any
+    wild: a set's placement tells wilds apart by being wild only, memo.new_set_quiet)."""
+    out: list[tuple[Spec, tuple[Spec, MeldOption] | None, object]] = []
+    for counts in _set_shapes(tuple([n for _, n in present]), rules.set_max_naturals):
+        spec = tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
+        n = len(spec)
+        plain_key, wild_key = _SET_PATTERNS[n]
+        plain = None
+        if n >= 3:
+            t = memo.get(("set-option~", rank, plain_key))
+            if t is None:
+                t = memo[("set-option~", rank, plain_key)] = _template(
+                    rules, tuple(map(_FIRST, spec)), memo, None, True)
+            if t is not False:
+                order, arr = t  # type: ignore[misc]
+                placed = spec if order is None else tuple(map(spec.__getitem__, order))
+                plain = (spec, (placed, arr, tuple(map(_FIRST, placed))))
+        t = memo.get(("set-option~", rank, wild_key))
+        if t is None:
+            t = memo[("set-option~", rank, wild_key)] = _template(
+                rules, (*map(_FIRST, spec), 0), memo, None, True)
+        out.append((spec, plain, t))
+    return out
 
 
 def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
