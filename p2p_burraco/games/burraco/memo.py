@@ -177,11 +177,25 @@ _SUIT0: list[list[int]] = [[0 if c < 4 or (8 <= c <= 11 and c != 8 + s)
 
 
 def resuited(arr: Arrangement, suit: int) -> Arrangement:
-    """The same placement in suit index `suit` (a run's answer for suit 0, renamed)."""
+    """The same placement in suit index `suit` (a run's answer for suit 0, renamed). Made
+    once per answer and suit (`_RESUITED`): every option of a run of another suit asks it."""
     to = FRENCH_SUITS[suit]
     if arr.suit is None or arr.suit is to:
         return arr
-    return Arrangement(arr.kind, arr.order, arr.start, to, arr.wild)
+    key = (id(arr), suit)
+    got = _RESUITED.get(key)
+    if got is not None and got[0] is arr:
+        return got[1]
+    if len(_RESUITED) > MAX_VERDICTS:
+        _RESUITED.clear()
+    out = Arrangement(arr.kind, arr.order, arr.start, to, arr.wild)
+    _RESUITED[key] = (arr, out)
+    return out
+
+
+_RESUITED: dict[tuple[int, int], tuple[Arrangement, Arrangement]] = {}
+"""`resuited`'s answers by the answer's id and the suit; each entry holds the answer it was
+made from (so an id is never taken for another's), all forgotten past MAX_VERDICTS."""
 
 
 def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,

@@ -29,6 +29,8 @@ from ..base import Pos
 from ..cards import Card, Suit
 from .melds import Arrangement, MeldError
 from .memo import (
+    _IS_WILD,
+    _SUIT0,
     WILD_CODES,
     attach_run_asked,
     attach_run_prefix,
@@ -463,19 +465,63 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
     accept both the typed and the placed order. `suit`: the candidates are runs of that suit
     (asked once for all suits, see memo.new_run_quiet); `sets`: the candidates are sets
-    (asked once per rank and wild pattern, see memo.new_set_quiet)."""
+    (asked once per rank and wild pattern, see memo.new_set_quiet). Runs and sets take
+    their placement from `_template` (one lookup a candidate)."""
     out: list[tuple[Spec, MeldOption]] = []
-    for spec in specs:
-        arr = _verdict(rules, tuple(map(_FIRST, spec)), memo, suit, sets)
-        if arr is None:
-            continue
-        placed = tuple(map(spec.__getitem__, arr.order))
-        if placed != spec:
-            arr = _verdict(rules, tuple(map(_FIRST, placed)), memo, suit, sets)
-            if arr is None:  # a placed order is a valid typing: kept for safety
+    if suit is None and not sets:
+        for spec in specs:
+            arr = _verdict(rules, tuple(map(_FIRST, spec)), memo, suit, sets)
+            if arr is None:
                 continue
-        out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
+            placed = tuple(map(spec.__getitem__, arr.order))
+            if placed != spec:
+                arr = _verdict(rules, tuple(map(_FIRST, placed)), memo, suit, sets)
+                if arr is None:  # a placed order is a valid typing: kept for safety
+                    continue
+            out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
+        return out
+    to0 = _SUIT0[suit or 0]
+    for spec in specs:
+        codes = tuple(map(_FIRST, spec))
+        if sets:
+            pattern = tuple(map(_IS_WILD.__getitem__, codes))
+            key: tuple[object, ...] = ("set-option~", codes[pattern.index(False)] >> 2
+                                       if False in pattern else -1, pattern)
+        else:
+            key = ("run-option~", tuple(map(to0.__getitem__, codes)))
+        t = memo.get(key)
+        if t is None:
+            t = memo[key] = _template(rules, codes, memo, suit, sets)
+        if t is False:
+            continue
+        order, arr = t  # type: ignore[misc]
+        if order is None:
+            placed = spec
+        else:
+            placed = tuple(map(spec.__getitem__, order))
+            codes = tuple(map(_FIRST, placed))
+        out.append((spec, (placed, arr if not suit else resuited(arr, suit), codes)))
     return out
+
+
+def _template(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
+              suit: int | None, sets: bool) -> tuple[tuple[int, ...] | None, Arrangement] | bool:
+    """What `_checked` makes of a run or set typed as `codes`: False if the meld rules refuse
+    the typed or the placed order, else the placing order (None: as typed) and the placed
+    order's arrangement (a run's in suit 0). Depends only on what the verdict keys hold (a
+    run's faces renamed into suit 0, a set's rank and wild pattern), so kept under that key:
+    one lookup a candidate instead of one or two verdicts."""
+    arr = _verdict(rules, codes, memo, suit, sets)
+    if arr is None:
+        return False
+    order: tuple[int, ...] | None = arr.order
+    if order != tuple(range(len(codes))):
+        arr = _verdict(rules, tuple(map(codes.__getitem__, order)), memo, suit, sets)  # type: ignore[arg-type]
+        if arr is None:  # a placed order is a valid typing: kept for safety
+            return False
+    else:
+        order = None
+    return order, (arr if not suit else resuited(arr, 0))
 
 
 def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
@@ -553,9 +599,69 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         key2 = ("sets+", present, wilds)
         opts = memo.get(key2)
         if opts is None:
-            opts = memo[key2] = _checked(_rank_sets(present, wilds, rules.set_max_naturals),
-                                         rules, verdicts(rules), sets=True)
+            opts = memo[key2] = _rank_options(rank, present, wilds, rules, verdicts(rules))
         yield from opts  # type: ignore[misc]
+
+
+_SET_PATTERNS: list[tuple[tuple[bool, ...], tuple[bool, ...]]] = [
+    ((False,) * n, (False,) * n + (True,)) for n in range(16)]
+"""The wild pattern of a set of n naturals, without and with a wild typed last."""
+
+
+def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
+                  rules: RuleSet, memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+    """`_checked(_rank_sets(...), sets=True)` without the list between: a set's template
+    (`_template`) depends on its rank and wild pattern only, and `_rank_sets` types the
+    naturals first and at most one wild last, so each choice of naturals asks at most two
+    templates, whatever the suits (`memo`: the verdicts table). The choices of naturals,
+    each with its option without a wild, are kept per rank's faces held
+    (`_rank_naturals`): only the wilds change between hands holding them."""
+    key = ("set-naturals~", present)
+    base = memo.get(key)
+    if base is None:
+        base = memo[key] = _rank_naturals(rank, present, rules, memo)
+    out: list[tuple[Spec, MeldOption]] = []
+    for spec, plain, with_wild in base:  # type: ignore[attr-defined]
+        if plain is not None:
+            out.append(plain)
+        if with_wild is False:
+            continue
+        order, arr = with_wild
+        for w in wilds:
+            spec2 = (*spec, (w, 0))
+            placed = spec2 if order is None else tuple(map(spec2.__getitem__, order))
+            out.append((spec2, (placed, arr, tuple(map(_FIRST, placed)))))
+    return out
+
+
+def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleSet,
+                   memo: dict[object, object]
+                   ) -> list[tuple[Spec, tuple[Spec, MeldOption] | None, object]]:
+    """Each choice of a rank's naturals (`_set_shapes`' order): its spec, its option as a
+    set without a wild (None if the meld rules refuse it or it is under three cards), and
+    the template of it with a wild typed last (False if refused; the joker stands for any
+    wild: a set's placement tells wilds apart by being wild only, memo.new_set_quiet)."""
+    out: list[tuple[Spec, tuple[Spec, MeldOption] | None, object]] = []
+    for counts in _set_shapes(tuple([n for _, n in present]), rules.set_max_naturals):
+        spec = tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
+        n = len(spec)
+        plain_key, wild_key = _SET_PATTERNS[n]
+        plain = None
+        if n >= 3:
+            t = memo.get(("set-option~", rank, plain_key))
+            if t is None:
+                t = memo[("set-option~", rank, plain_key)] = _template(
+                    rules, tuple(map(_FIRST, spec)), memo, None, True)
+            if t is not False:
+                order, arr = t  # type: ignore[misc]
+                placed = spec if order is None else tuple(map(spec.__getitem__, order))
+                plain = (spec, (placed, arr, tuple(map(_FIRST, placed))))
+        t = memo.get(("set-option~", rank, wild_key))
+        if t is None:
+            t = memo[("set-option~", rank, wild_key)] = _template(
+                rules, (*map(_FIRST, spec), 0), memo, None, True)
+        out.append((spec, plain, t))
+    return out
 
 
 def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
@@ -582,6 +688,9 @@ def _rotation(suit: int) -> list[int]:
 
 
 _ROT = [_rotation(s) for s in range(4)]
+_ROT_PAIRS: list[dict[tuple[int, int], tuple[int, int]]] = [
+    {(c, k): (rot[c], k) for c in range(56) for k in (0, 1)} for rot in _ROT]
+"""`_rotation` of a spec's (code, copy) pairs, one lookup a card."""
 _SUIT0_WILDS: list[dict[int, int | None]] = [
     {m: (sum(_BIT[_ROT[(4 - s) & 3][w]] for w in WILD_CODES if m >> w & 1)
          if not (m >> 8 & ((1 << s) - 1) and m >> (8 + s)) else None)
@@ -647,11 +756,13 @@ def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bi
     opts0 = cast("list[tuple[Spec, MeldOption]] | None", memo.get(key))
     if opts0 is None:
         opts0 = memo[key] = _solve_cluster(0, group, aces, own2, wild0, rules, memo)
-    rot = _ROT[suit]
-    return [(tuple([(rot[c], k) for c, k in spec]),
-             (tuple([(rot[c], k) for c, k in placed]), resuited(arr, suit),
-              tuple(map(rot.__getitem__, codes))))
-            for spec, (placed, arr, codes) in opts0]
+    rot, pairs = _ROT[suit], _ROT_PAIRS[suit]
+    out: list[tuple[Spec, MeldOption]] = []
+    for spec, (placed, arr, codes) in opts0:
+        spec_s = tuple(map(pairs.__getitem__, spec))
+        out.append((spec_s, (spec_s if placed is spec else tuple(map(pairs.__getitem__, placed)),
+                             resuited(arr, suit), tuple(map(rot.__getitem__, codes)))))
+    return out
 
 
 def _solve_cluster(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
@@ -822,8 +933,7 @@ class _AttachParts:
         vmemo = verdicts(rules)
         run = arr.kind == "run"
         found: list[AttachOption] = []
-        for cand, end in cands:
-            spec = cast(Spec, cand)
+        for spec, end in cands:
             new = tuple(map(_FIRST, spec))
             if run:
                 arr2 = attach_run_asked(rules, self.prefix, self.suit, arr, new, end, vmemo)
@@ -832,5 +942,6 @@ class _AttachParts:
             if arr2 is None:
                 continue
             allc = meld_codes + new
-            found.append((spec, end, arr2, tuple(map(allc.__getitem__, arr2.order))))
+            found.append((spec, end, arr2,  # type: ignore[arg-type]
+                          tuple(map(allc.__getitem__, arr2.order))))
         return found

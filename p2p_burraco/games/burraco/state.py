@@ -50,6 +50,8 @@ Replacing = dict[int, tuple[list[Card], Arrangement]] | None
 Groups = list[tuple[Arrangement, list[Pos], list[Card]]]
 MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
 """A meld as move generation reads it (`BurracoHand._meld_row`)."""
+TeamRows = tuple[int, list[MeldRow], frozenset[int]]
+"""A side's melds as move generation reads them (`BurracoHand._team_melds`)."""
 
 _PLAIN = ("plain",)   # the plan of a discard that leaves two cards or more
 _DRAW, _TAKE, _TAKE_TOP = A.Draw(), A.Take(), A.TakeTop()
@@ -206,7 +208,7 @@ class BurracoHand:
         self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
         self._discards: dict[Pos, tuple[Action, Seat, object]] = {}  # see legal_actions
-        self._tm: dict[int, tuple[int, list[MeldRow]]] | None = None
+        self._tm: dict[int, TeamRows] | None = None
         # ^ the sides' melds as move generation reads them (`_team_melds`)
         self.each_for_himself = each_for_himself
         self.dynamic = rules.dynamic_sides(n_seats, each_for_himself, switched)
@@ -469,17 +471,16 @@ class BurracoHand:
             memo.table(rules)
         n_hand = len(mine)
         by_code = idx.by_code
-        ids = cast("list[CardId]", known)   # the hand's cards are known: the index says so
+        ids: list[CardId] = known  # type: ignore[assignment]  # the hand's are: the index says so
         # Candidates come with their verdict under the meld rules (movegen's memoized options:
         # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
         # more: _check_after has nothing to say then, and the cards are the seat's own by
         # construction. Anything closer to the end of the hand goes through the full check.
         # Action objects are shared between positions of the hand (`_acts`), and each one
         # offered keeps its plan in `_plans` for `apply`.
-        if self.opened(team) or not self._open_need(seat):
-            set_ranks = ({m.start for m in self.melds.values()
-                          if m.team == team and m.kind == "set"}
-                         if rules.one_set_per_rank else None)
+        union, rows, set_ranks_held = self._team_melds(team)
+        if rows or not self._open_need(seat):   # rows: the side has opened
+            set_ranks = set_ranks_held if rules.one_set_per_rank else None
             seen: set[tuple[int, ...]] = set()
             for _typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
                 if faces_key in seen:
@@ -502,7 +503,6 @@ class BurracoHand:
                 act = A.Meld(groups=groups)
                 if self._ok(seat, act):
                     yield act
-        union, rows = self._team_melds(team)
         for m, mpos, mcodes, marr, touch in (rows if idx.mask & union else ()):
             if not idx.mask & touch:  # no card of the hand could touch this meld
                 continue
@@ -554,9 +554,10 @@ class BurracoHand:
                 plans[id(act)] = (act, seat, plan3)
                 yield act
 
-    def _team_melds(self, team: int) -> tuple[int, list[MeldRow]]:
-        """The side's melds in id order as `_meld_row`s, and the union of their touch masks:
-        a hand that touches none skips the loop over the melds at once. Made once, then
+    def _team_melds(self, team: int) -> TeamRows:
+        """The side's melds in id order as `_meld_row`s, the union of their touch masks (a
+        hand that touches none skips the loop over the melds at once) and the ranks of its
+        sets (FIBUR's one set a rank, asked at every listing). Made once, then
         kept up to date as melds are laid and changed (`_melds_laid`, `_meld_changed`).
         `_tm` is never changed in place, only rebound: copies share it, and their melds part
         when one of them moves."""
@@ -568,7 +569,7 @@ class BurracoHand:
             union = 0
             for row in rows:
                 union |= row[4]
-            got = (union, rows)
+            got = (union, rows, frozenset([r[3].start for r in rows if r[3].kind == "set"]))
             self._tm = {**tm, team: got} if tm else {team: got}
         return got
 
@@ -593,11 +594,12 @@ class BurracoHand:
         got = tm.get(team) if tm else None
         if got is None:
             return
-        union, rows = got
+        union, rows, set_ranks = got
         new = [self._meld_row(m) for m in laid]
         for row in new:
             union |= row[4]
-        self._tm = {**tm, team: (union, rows + new)}  # type: ignore[dict-item]
+        set_ranks |= {r[3].start for r in new if r[3].kind == "set"}
+        self._tm = {**tm, team: (union, rows + new, set_ranks)}
 
     def _meld_changed(self, m: MeldState) -> None:
         """A meld of the side took cards: its row is made again."""
@@ -609,7 +611,7 @@ class BurracoHand:
         union = 0
         for row in rows:
             union |= row[4]
-        self._tm = {**tm, m.team: (union, rows)}  # type: ignore[dict-item]
+        self._tm = {**tm, m.team: (union, rows, got[2])}  # a set keeps its rank
 
     def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
         return tuple(self._ref(p) for p in positions)
