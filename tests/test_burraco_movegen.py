@@ -12,7 +12,7 @@ These are invariants of the generator, not rules: they name no rule id.
 from __future__ import annotations
 
 import random
-from typing import cast
+from typing import Iterator, cast
 
 import pytest
 from hypothesis import given, settings
@@ -71,6 +71,15 @@ def _new(rules: RuleSet, codes: tuple[int, ...]) -> Arrangement | None:
         return None
 
 
+def _hand_runs(idx: HandIndex, rules: RuleSet) -> Iterator[tuple[int, Spec]]:
+    """Every run the hand could lay, suit by suit, as the move generator enumerates them."""
+    for suit in range(4):
+        counts = tuple(idx.run_counts[4 + suit::4])
+        for spec in _suit_runs(suit, counts, idx.suit_wilds[suit], rules.ace_to_ace,
+                               rules.run_max_naturals):
+            yield suit, spec
+
+
 def _reference_runs(specs: list[Spec], rules: RuleSet) -> list[tuple[Spec, tuple]]:
     """movegen._checked written again on the unmemoized meld rules."""
     out = []
@@ -115,15 +124,12 @@ def test_one_suit_memo_answers_as_the_meld_rules(codes: list[int], more: list[in
     table: dict[object, object] = {}
     idx = _index(codes)
     melds: list[tuple[tuple[int, ...], Arrangement]] = []
-    for suit in range(4):
-        counts = tuple(idx.run_counts[4 + suit::4])
-        for spec in _suit_runs(suit, counts, idx.suit_wilds[suit], rules.ace_to_ace,
-                               rules.run_max_naturals):
-            typed = tuple(c for c, _ in spec)
-            want = _new(rules, typed)
-            assert new_run_quiet(rules, typed, suit, table) == want
-            if want is not None:
-                melds.append((tuple(typed[i] for i in want.order), want))
+    for suit, spec in _hand_runs(idx, rules):
+        typed = tuple(c for c, _ in spec)
+        want = _new(rules, typed)
+        assert new_run_quiet(rules, typed, suit, table) == want
+        if want is not None:
+            melds.append((tuple(typed[i] for i in want.order), want))
     wilds = tuple(w for w in memo.WILD_CODES if idx.counts[w])
     for present in idx.rank_items.values():
         for spec in _rank_sets(tuple(present), wilds, rules.set_max_naturals):
@@ -185,13 +191,10 @@ def test_attach_options_face_by_face_equal_the_meld_rules(codes: list[int], more
     table: dict[object, object] = {}
     idx = _index(codes)
     melds: list[tuple[tuple[int, ...], Arrangement]] = []
-    for suit in range(4):
-        counts = tuple(idx.run_counts[4 + suit::4])
-        for spec in _suit_runs(suit, counts, idx.suit_wilds[suit], rules.ace_to_ace,
-                               rules.run_max_naturals):
-            got = _new(rules, tuple(c for c, _ in spec))
-            if got is not None:
-                melds.append((tuple(spec[i][0] for i in got.order), got))
+    for _, spec in _hand_runs(idx, rules):
+        got = _new(rules, tuple(c for c, _ in spec))
+        if got is not None:
+            melds.append((tuple(spec[i][0] for i in got.order), got))
     wilds = tuple(w for w in memo.WILD_CODES if idx.counts[w])
     for present in idx.rank_items.values():
         for spec in _rank_sets(tuple(present), wilds, rules.set_max_naturals):
