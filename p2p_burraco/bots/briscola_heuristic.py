@@ -51,6 +51,17 @@ read from its own plays (a Beta(2, 2) posterior over how often its card is the q
 86.5 %: by the 6th trick it has only moved from 0.5 to about 0.6 against a random player. Even
 treating the opponents as always random gains only ~1 point (1 800 games, +1.1 of score).
 
+A second round, game by game against this bot on the bench's deals (200 a seed): treating the
+opponents as always random, seeds 10-13, 87.8 % against 88.9 % (−1.3 ± 2.2 of score); the same
+with 240 playouts (random opponents make a playout noisier), seeds 0-3, 88.5 % against 88.6 %
+(+0.0 ± 2.4), though 90.5 % against 85.0 % on seed 0 alone, the bench's default, and 73.5 %
+against 77.0 % versus the greedy bot there; with the stock-spent search an expectimax over
+opponents playing any card on top (seed 0) 87.5 %; each opponent's slip rate read by Bayes over
+a grid of rates, P(card) = q / k + (1 − q) · P(the quick policy's card from it and k − 1
+unplayed cards), seed 0 85.0 %: by the end of a smazzata its mean sits at 0.4-0.7 for random
+and heuristic opponents alike, too little evidence to tell them apart. Seed 0 is a hard one:
+this bot 85.0 %, the scratch copy that sees every other hand 93.0 %.
+
 It reads cards only through `_seen` (what its seat is entitled to know), every candidate is one
 of the engine's legal plays, and all randomness is its own `rng` (the deal samples).
 """
