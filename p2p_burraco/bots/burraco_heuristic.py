@@ -55,7 +55,9 @@ partner's hand (68.2: 72.2 / 69.8 / 69.0 / 68.2 / 65.0 / 67.6 / 67.5 / 66.2, or 
 danger for a card that lengthens the longest meld of a next opponent with its pozzetto and
 no burraco (68.0: 71.6 / 65.8 / 68.6 / 71.0 / 67.8 / 68.4 / 65.5 / 65.6). Before the
 pozzetto-but-no-burraco term (baseline mean 65.9): CLOSE_PER_CARD 25 (65.3),
-POZZETTO_PER_CARD 25 (65.5), OWN_POZZETTO 0.6 (64.6).
+POZZETTO_PER_CARD 25 (65.5), OWN_POZZETTO 0.6 (64.6). After TAKE_HURDLE (mean 70.0): the
+closer's no-pile rule at three cards (70.4: 68.8 / 71.2 / 70.1 / 71.5 / 69.0 / 72.1 / 71.5 /
+68.6).
 """
 
 from __future__ import annotations
