@@ -57,7 +57,9 @@ no burraco (68.0: 71.6 / 65.8 / 68.6 / 71.0 / 67.8 / 68.4 / 65.5 / 65.6). Before
 pozzetto-but-no-burraco term (baseline mean 65.9): CLOSE_PER_CARD 25 (65.3),
 POZZETTO_PER_CARD 25 (65.5), OWN_POZZETTO 0.6 (64.6). After TAKE_HURDLE (mean 70.0): the
 closer's no-pile rule at three cards (70.4: 68.8 / 71.2 / 70.1 / 71.5 / 69.0 / 72.1 / 71.5 /
-68.6).
+68.6). After NEED_BURRACO_PER_CARD 50 and MATERIAL 2 (mean 71.3: 71.5 / 74.9 / 70.5 / 72.6 /
+68.0 / 72.4 / 71.2 / 69.2): MATERIAL 0.5 (71.5: 70.2 / 75.0 / 70.5 / 73.6 / 70.2 / 74.9 / 68.8
+/ 69.0), TAKE_HURDLE 50 (70.7).
 """
 
 from __future__ import annotations
