@@ -103,3 +103,31 @@ def test_beats_random() -> None:
     """10 fixed-seed hands in pairs (fibur): the bench measures about 99 %; 8 is the floor."""
     s = play_series("burraco", 4, 10, opponent="random", seed=7)
     assert s.wins >= 8, s.line()
+
+
+@pytest.mark.parametrize("hand,pozzetto,expect", [
+    ("2c Kc 9d", "| pozzetto 0 ", "attach 0 2c"),   # no burraco yet: the wild builds one
+    ("JK Kc 9d 5c", "| pozzetto 0 ", "attach 0 JK"),  # on the longest meld, not the other
+    ("2c Kc 9d", "", "discard Kc"),                  # before the pozzetto the wild waits
+])
+def test_fibur_22_26_a_side_with_its_pozzetto_builds_its_first_burraco(
+        hand: str, pozzetto: str, expect: str) -> None:
+    """FIBUR-22, FIBUR-26: a side that has its pozzetto closes only with a burraco down, so
+    its cards go on its longest meld (3h…7h, five long) to make one; before the pozzetto a
+    wild is still kept for when it is needed."""
+    state = pos(f"fibur 4 | turn 0 play | hand {hand} | side0 3h 4h 5h 6h 7h ; 4s 5s 6s 7s "
+                f"{pozzetto}| pile Qh | counts 9 9 9")
+    assert str(HeuristicBot(random.Random(0)).choose(state, 0)) == expect
+
+
+@pytest.mark.parametrize("pile,expect", [
+    ("Kd 9c Qs 7d", "draw"),       # 7d runs with 3d…6d, three loose cards come with it
+    ("4c 9h 10h Jh", "take"),      # nearly every card melds
+])
+def test_fibur_5_a_pile_that_loads_the_hand_is_left(pile: str, expect: str) -> None:
+    """FIBUR-5, FIBUR-20: the whole pile comes into the hand; one that melds a card and
+    leaves three loose ones holds the seat back from its pozzetto more than its points are
+    worth, so the seat draws."""
+    state = pos(f"fibur 4 | turn 0 draw | hand 7h 8h Kc 4s 6d | side0 3d 4d 5d "
+                f"| pile {pile} | counts 9 9 9")
+    assert str(HeuristicBot(random.Random(0)).choose(state, 0)) == expect

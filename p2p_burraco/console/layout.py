@@ -258,8 +258,13 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
         label = [("class:progress", progress)]
     fresh = [card for pos, card in cards if pos in model.fresh]
     if fresh:   # said in words too, in the console's language: `✦ 7 of hearts just drawn`
-        names = ", ".join(model.card_name(c) for c in fresh[:3]) + ("…" if fresh[3:] else "")
-        label.append(("class:card.fresh", f" · ✦ {names} " + tr(model.lang, "just drawn")))
+        said = tr(model.lang, "just drawn")
+        for k in (3, 2, 1):   # as many names as fit one line (a big pile taken), then +N more
+            names = ", ".join(model.card_name(c) for c in fresh[:k]) + \
+                (f" +{len(fresh) - k}" if fresh[k:] else "")
+            if len(f"✦ {names} {said}") <= width:
+                break
+        label.append(("class:card.fresh", f" · ✦ {names} {said}"))
     heads = flow([[(style, part)] for style, text in label
                   for part in text.split(" · ") if part], width, sep=" · ")
     items: list[Line] = []
