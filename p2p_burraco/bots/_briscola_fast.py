@@ -136,13 +136,7 @@ class Tables:
             if tc_known and (bm >> tc) & 1:
                 p = 1.0
             else:
-                k = (bm & unseen).bit_count()
-                if k == 0 or h == 0 or u == 0:
-                    p = 0.0
-                elif u - k < h:
-                    p = 1.0
-                else:
-                    p = 1.0 - comb[u - k][h] / comb[u][h]
+                p = beaten_chance(comb, u, (bm & unseen).bit_count(), h)
             gift = sum(pts[x] for x in self.higher[c] if (unseen >> x) & 1) * share
             v = pts[c] * (1 - 2 * p) - gift - keep[c]
             if v > best_v:
@@ -306,3 +300,14 @@ class Solver2:
         if not h0 and not h1:
             return t.final(p0 if me == 0 else p1, p1 if me == 0 else p0, None)
         return self._node(h0, h1, k, winner, -1, p0, p1, alpha, beta)
+
+
+def beaten_chance(comb: list[list[int]], u: int, k: int, h: int) -> float:
+    """The chance that a hand of `h` cards dealt from `u` unseen ones holds at least one of the
+    `k` that beat a card (hypergeometric: one minus the chance it holds none of them); `comb`
+    is `Tables.comb`, binomials made once."""
+    if k == 0 or h == 0 or u == 0:
+        return 0.0
+    if u - k < h:
+        return 1.0
+    return 1.0 - comb[u - k][h] / comb[u][h]

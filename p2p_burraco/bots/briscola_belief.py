@@ -33,7 +33,7 @@ from dataclasses import dataclass, replace
 
 from ..games.base import Seat
 from ..games.briscola import BriscolaHand
-from ._briscola_fast import Tables, bits, mask_of
+from ._briscola_fast import Tables, beaten_chance, bits, mask_of
 from ._seen import seen_id
 
 MODELLED_STOCK_ABOVE = 2     # the heuristic searches exactly from 2 cards to draw on
@@ -293,13 +293,7 @@ def _lead_values(t: Tables, gone: int, other_size: int
         share = min(1.0, h / max(1, u))
         out = []
         for c in cards:
-            k = k0[c] - (beaten_by[c] & hand).bit_count()
-            if k == 0 or h == 0 or u == 0:
-                p = 0.0
-            elif u - k < h:
-                p = 1.0
-            else:
-                p = 1.0 - comb[u - k][h] / comb[u][h]
+            p = beaten_chance(comb, u, k0[c] - (beaten_by[c] & hand).bit_count(), h)
             gift = g0[c]
             for x in cards:
                 if (higher[c] >> x) & 1:
