@@ -32,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ..games.base import Pos, Seat
-from ..games.burraco import BurracoHand, classify
+from ..games.burraco import BURRACO_MIN, BurracoHand, classify
 from ..games.burraco.scoring import estimate_side
 from ..games.cards import Card, CardId
 from ._seen import seen_ids
@@ -55,7 +55,6 @@ THREAT_CLOSE = 0.6         # … and a burraco too (it may close any turn)
 NEED_BURRACO_PER_CARD = 50.0  # a side with its pozzetto but no burraco: per card its
                               # longest meld lacks to be one
 NEED_BURRACO_NOPOZ = 0.0      # the same before the pozzetto (measured: worse at 8 and 15)
-BURRACO_LENGTH = 7            # FIBUR-26
 OWN_POZZETTO = 0.3         # urgency once the side has its own pozzetto (closing is next)
 
 
@@ -117,7 +116,7 @@ class Evaluator:
         threat = OWN_POZZETTO if team in state.team_pozzetto else 0.0
         for other in {t for t in state.team_of if t != team}:
             if other in state.team_pozzetto:
-                has_b = any(m.team == other and m.length >= 7 for m in melds)
+                has_b = any(m.team == other and m.length >= BURRACO_MIN for m in melds)
                 threat = max(threat, THREAT_CLOSE if has_b else THREAT_POZZETTO)
         return max(time, threat)
 
@@ -176,7 +175,7 @@ class Evaluator:
         2 alone 70.5)."""
         per = NEED_BURRACO_PER_CARD if has_pozzetto else NEED_BURRACO_NOPOZ
         longest = max((m.length for m in own), default=0)
-        return per * max(0, BURRACO_LENGTH - longest)
+        return per * max(0, BURRACO_MIN - longest)
 
     def pair_out(self, a: Card, b: Card) -> float:
         """Two cards kept before the pozzetto: a third card that melds them (another copy,

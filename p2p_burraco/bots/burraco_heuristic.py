@@ -69,7 +69,8 @@ from collections.abc import Iterable
 from itertools import islice
 
 from ..games.base import Action, HandState, RuleViolation, Seat
-from ..games.burraco import Attach, BurracoHand, Discard, Draw, Meld, Redraw, Take, TakeTop
+from ..games.burraco import (BURRACO_MIN, Attach, BurracoHand, Discard, Draw, Meld, Redraw,
+                             Take, TakeTop)
 from ..games.cards import Card
 from ._burraco_eval import Evaluator, extends
 from ._burraco_race import out_line
@@ -87,7 +88,6 @@ DANGER_EXTENDS = 18.0      # a card that extends one of its melds …
 DANGER_PER_PILE_CARD = 1.2  # … more so on a big pile
 DANGER_BASE_PER_PILE_CARD = 0.3  # any card: the pile grows
 DANGER_BURRACO = 40.0      # … more still when it makes one of them seven long: a burraco
-BURRACO_LENGTH = 7         # FIBUR-26
 DANGER_PILE_LINK = 8.0     # per link with a card already in the pile (a pair, a run piece)
 
 
@@ -313,7 +313,7 @@ class HeuristicBot:
         melds = [m for m in ev.melds(state) if m.team == their]
         ext = [m.length for m in melds if extends(card, m)]
         if ext:
-            burraco = DANGER_BURRACO if BURRACO_LENGTH - 1 in ext else 0.0
+            burraco = DANGER_BURRACO if BURRACO_MIN - 1 in ext else 0.0
             return DANGER_EXTENDS + DANGER_PER_PILE_CARD * pile + burraco
         in_pile = [c for c in (ev.card(p) for p in state.pile)
                    if c is not None and c.rank not in (0, 2)]

@@ -11,7 +11,7 @@ from ..base import GameSpec
 from .actions import Attach, Discard, Draw, Meld, Redraw, Take, TakeTop, action_from_wire
 from .describe import describe
 from .match import BurracoMatch, new_match, restore_match
-from .melds import Arrangement, MeldError, arrange_attach, arrange_new, classify
+from .melds import BURRACO_MIN, Arrangement, MeldError, arrange_attach, arrange_new, classify
 from .rules import DEFAULT_VARIANT, PRESETS, RuleSet, seat_counts
 from .state import BurracoHand, DealSchedule, deal_schedule
 
@@ -26,6 +26,7 @@ SPEC = GameSpec(
 )
 
 __all__ = [
+    "BURRACO_MIN",
     "PRESETS",
     "SPEC",
     "Arrangement",

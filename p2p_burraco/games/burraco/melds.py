@@ -375,12 +375,15 @@ def _natural_card_arrived(cards: Sequence[Card], a: Arrangement, slot: int | Non
 
 Classification = Literal["pulito", "semipuro", "sporco"]
 
+BURRACO_MIN = 7
+"""FIBUR-26: a meld of seven cards or more is a burraco."""
+
 
 def classify(cards: Sequence[Card], arr: Arrangement, rules: RuleSet) -> Classification | None:
-    """None below 7 cards; pulito (no wild standing in), semipuro (FIBUR: ≥8 cards and 7
+    """None below BURRACO_MIN (7) cards; pulito (no wild standing in), semipuro (FIBUR: ≥8 cards and 7
     naturals in a row on one side of the wild), else sporco."""
     n = len(arr.order)
-    if n < 7:
+    if n < BURRACO_MIN:
         return None
     if arr.wild is None:
         return "pulito"

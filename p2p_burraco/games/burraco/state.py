@@ -35,6 +35,7 @@ from ..cards import Card, CardId, Deck, NotationError, Suit, make_deck
 from . import actions as A
 from . import memo
 from .melds import (
+    BURRACO_MIN,
     Arrangement,
     Kind,
     MeldError,
@@ -636,7 +637,7 @@ class BurracoHand:
             if len(cands) > 60:
                 break
         for cand, pts in cands:
-            if need == 0 or pts >= need or len(cand) >= 7:
+            if need == 0 or pts >= need or len(cand) >= BURRACO_MIN:
                 yield (tuple(self._ref(p) for p in cand),)
         if need == 0:
             return
@@ -777,7 +778,7 @@ class BurracoHand:
             positions = [g[i][0] for i in arr.order]
             placed = [faces[i] for i in arr.order]
             points += sum(self.rules.card_points(c) for c in faces)
-            burraco = burraco or len(g) >= 7
+            burraco = burraco or len(g) >= BURRACO_MIN
             out.append((arr, positions, placed))
         need = self._open_need(seat)
         if need and not burraco and points < need:
