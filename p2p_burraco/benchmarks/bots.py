@@ -186,11 +186,16 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
     if jobs > 1:
         import multiprocessing
         pool = multiprocessing.get_context("fork").Pool(jobs)
+
+    def enough(k: int) -> bool:
+        """Stop before game `k`? Past the minimum, at a whole pair, once precise enough."""
+        return k >= games and (k % 2 == 0 or not paired) and \
+            (precision <= 0 or series.half_width <= precision)
+
     try:
         i = 0
         while i < limit:
-            if i >= games and (i % 2 == 0 or not paired) and \
-                    (precision <= 0 or series.half_width <= precision):
+            if enough(i):
                 break
             # a batch: up to the minimum at once, then a pair per process at a time
             size = max(1, games - i) if i < games else 2 * jobs
@@ -198,8 +203,7 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
             outcomes = (pool.map(setup.play, batch) if pool is not None and len(batch) > 1
                         else [setup.play(k) for k in batch])
             for k, outcome in zip(batch, outcomes):
-                if k >= games and (k % 2 == 0 or not paired) and \
-                        (precision <= 0 or series.half_width <= precision):
+                if enough(k):
                     return series
                 series.add(outcome)
             i = batch[-1] + 1
