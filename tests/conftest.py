@@ -1,8 +1,11 @@
 """Shared test settings: hypothesis profiles sized for a 2-core CI machine; bytecode caches
-written (see below)."""
+written; the user's data directory kept out of reach (see below)."""
 
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 
 from hypothesis import HealthCheck, settings
 
@@ -12,6 +15,14 @@ from hypothesis import HealthCheck, settings
 # (`__pycache__/`, ignored by git) and the others read it.
 sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+
+# The tests never read nor write the user's own p2p-burraco data (identity, pinned keys,
+# journals: `net.identity.default_data_dir`, platformdirs): a player who has played and then
+# runs the suite would otherwise see its pinned keys in `verify`'s output and its journals
+# resumed. Every process the suite starts inherits this empty directory instead.
+_DATA_HOME = tempfile.mkdtemp(prefix="p2pb-test-data-")
+atexit.register(shutil.rmtree, _DATA_HOME, True)
+os.environ["XDG_DATA_HOME"] = _DATA_HOME
 
 settings.register_profile(
     "ci", max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow]
