@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from p2p_burraco.games.burraco import PRESETS, new_match
@@ -94,6 +94,7 @@ def test_trials_on_copies_leave_the_original_alone(seed: int, variant: str,
 
 @settings(max_examples=6, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), variant=st.sampled_from(sorted(PRESETS)))
+@example(seed=3819874, variant="fibur")   # 2♥ 2♥ 3♥: which 2 stands in (FIBUR-12, FIBUR-26)
 def test_offered_action_applies_like_a_revalidated_one(seed: int, variant: str) -> None:
     """Property: an action object offered by `legal_actions` (applied with the plan made when
     it was offered) and an equal action rebuilt from its wire form (checked again from

@@ -54,6 +54,7 @@ MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
 TeamRows = tuple[int, list[MeldRow], frozenset[int]]
 """A side's melds as move generation reads them (`BurracoHand._team_melds`)."""
 
+_TWOS_MASK = sum(1 << c for c in memo.WILD_CODES[1:])   # the four 2s' bits (HandIndex.dbl)
 _PLAIN = ("plain",)   # the plan of a discard that leaves two cards or more
 _DRAW, _TAKE, _TAKE_TOP = A.Draw(), A.Take(), A.TakeTop()
 """The draw-phase steps without an opening: values, offered as one object each."""
@@ -483,6 +484,7 @@ class BurracoHand:
         if rows or not self._open_need(seat):   # rows: the side has opened
             set_ranks = set_ranks_held if rules.one_set_per_rank else None
             seen: set[tuple[int, ...]] = set()
+            twin_twos = idx.dbl & _TWOS_MASK   # the hand holds two copies of some 2
             for _typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
                 if faces_key in seen:
                     continue
@@ -497,7 +499,12 @@ class BurracoHand:
                 if act is None:
                     act = acts[mkey] = A.Meld(groups=(refs,))
                 seen.add(faces_key)
-                plans[id(act)] = (act, seat, _MeldPlan(arr, refs, faces_key))
+                if not twin_twos or not any(faces_key.count(w) > 1 for w in memo.WILD_CODES):
+                    plans[id(act)] = (act, seat, _MeldPlan(arr, refs, faces_key))
+                else:   # two copies of a 2 (one natural, one a pinella of its suit): which
+                    # copy stands in is arrange_new's choice, so `apply` checks it whole and
+                    # every replica, wire or object, places the same card as the wild
+                    plans.pop(id(act), None)
                 yield act
         else:
             for groups in self._opening_candidates(seat, None):
