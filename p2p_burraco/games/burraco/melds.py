@@ -32,6 +32,13 @@ class MeldError(ValueError):
         super().__init__(message)
 
 
+def _again(err: MeldError) -> MeldError:
+    """A fresh copy of a refusal kept in a local, to raise: raising the local itself would make
+    a reference cycle (the error, its traceback, the frame, the local), freed only by the
+    garbage collector, and with it every frame up the stack and what they hold."""
+    return MeldError(err.key, err.message)
+
+
 def is_wild(card: Card) -> bool:
     """Jokers and every 2 can stand for another card."""
     return card.rank == 0 or card.rank == 2
@@ -249,7 +256,7 @@ def arrange_run(cards: Sequence[Card], rules: RuleSet, prefer_high: bool | None 
     options, err = _run_options(cards, rules)
     options = [a for a in options if _free_end_ok(a, rules.free_wild_end)]
     if not options:
-        raise err or MeldError("wild_place", "a free wild card must stand at the low end")
+        raise _again(err) if err else MeldError("wild_place", "a free wild card must stand at the low end")
     return _pick(options, cards, rules, prefer_high, ace_high)
 
 
@@ -320,7 +327,7 @@ def arrange_attach(old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card
         return arr
     options, err = _run_options(cards, rules)
     if not options:
-        raise err or MeldError("run", "these cards do not extend this run")
+        raise _again(err) if err else MeldError("run", "these cards do not extend this run")
     old_slot = None if old_wild is None else old_arr.start + old_wild
     kept: list[Arrangement] = []
     why: MeldError | None = None
@@ -352,7 +359,7 @@ def arrange_attach(old: Sequence[Card], old_arr: Arrangement, new: Sequence[Card
                 continue
         kept.append(a)
     if not kept:
-        raise why or MeldError("wild_place", "the wild card cannot stand there")
+        raise _again(why) if why else MeldError("wild_place", "the wild card cannot stand there")
     # one word, `low` or `high`: it places an attached ace where both ends fit, else the wild
     prefer = None if wild_end is None else wild_end == "high"
     ace_varies = len({_ace_high(a, cards) for a in kept}) > 1

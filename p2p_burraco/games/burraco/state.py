@@ -583,18 +583,21 @@ class BurracoHand:
 
     def _meld_row(self, m: MeldState) -> MeldRow:
         """A meld as move generation reads it: itself, its positions, its face codes, its
-        arrangement and `touch_mask` (kept on the meld until it changes: copies share it)."""
+        arrangement and `touch_mask` (kept on the meld until it changes: copies share it).
+        What the meld keeps leaves the meld itself out: a meld that held itself would be a
+        reference cycle, freed only by the garbage collector, whose passes cost the bench more
+        than the row's tuple does."""
         mpos = m.positions
         cached = m.__dict__.get("_codes")
         if cached is not None and cached[0] is mpos:
-            return cast(MeldRow, cached[1])
+            return (m, *cached)  # type: ignore[return-value]
         known = self.known
         cid_code = self._codes
         marr = m.arrangement()
         mcodes = tuple(map(cid_code.__getitem__, map(known.__getitem__, mpos)))  # type: ignore[arg-type]
-        row = (m, mpos, mcodes, marr, touch_mask(marr, mcodes))
-        m.__dict__["_codes"] = (mpos, row)
-        return row
+        got = (mpos, mcodes, marr, touch_mask(marr, mcodes))
+        m.__dict__["_codes"] = got
+        return (m, *got)
 
     def _melds_laid(self, team: int, laid: list[MeldState]) -> None:
         """New melds of the side (the newest ids): their rows go after the side's others."""
