@@ -26,7 +26,7 @@ from operator import itemgetter
 from typing import cast
 
 from ..base import Pos
-from ..cards import Card, Suit
+from ..cards import FRENCH_SUITS, Card, Suit
 from .melds import Arrangement, MeldError
 from .memo import (
     _IS_WILD,
@@ -39,7 +39,6 @@ from .memo import (
     new_meld_codes,
     new_run_quiet,
     new_set_quiet,
-    resuited,
     suit_index,
     table,
     verdicts,
@@ -451,17 +450,49 @@ def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: Rule
 # ----------------------------------------------------------------------------------------
 # candidates already checked against the meld rules (melds.py), memoized like the above
 
-MeldOption = tuple[Spec, Arrangement, tuple[int, ...]]
+ArrKey = tuple[str, tuple[int, ...], int, "int | None", "int | None"]
+"""An `Arrangement` as plain values: kind, order, start, suit *index* (None for a set), wild.
+What the options tables hold instead of the object: an option made of ints, strings and
+tuples of them is one the garbage collector stops tracking after its first pass, while one
+holding an Arrangement (and the list and table entry holding it) is traversed again at every
+collection of its generation. The tables hold tens of thousands of options, so those passes
+cost `legal_actions` more than building the object for the few options applied
+(`arrangement`)."""
+
+
+def arr_key(arr: Arrangement) -> ArrKey:
+    """`arr` as an `ArrKey`."""
+    return (arr.kind, arr.order, arr.start,
+            None if arr.suit is None else suit_index(arr.suit), arr.wild)
+
+
+def arrangement(key: ArrKey) -> Arrangement:
+    """The `Arrangement` an `ArrKey` stands for (equal to the one it was made from)."""
+    kind, order, start, suit, wild = key
+    return Arrangement(kind, order, start,  # type: ignore[arg-type]
+                       None if suit is None else FRENCH_SUITS[suit], wild)
+
+
+def _in_suit(key: ArrKey, suit: int) -> ArrKey:
+    """A run's `ArrKey` renamed into suit index `suit` (the placement is the same)."""
+    return (key[0], key[1], key[2], suit, key[4])
+
+
+MeldOption = tuple[Spec, ArrKey, tuple[int, ...]]
 """A new meld the meld rules accept: its cards in placed order, their arrangement, and the
 codes of its faces in that order (two options with equal codes are the same play)."""
 
-AttachOption = tuple[Spec, "str | None", Arrangement, tuple[int, ...]]
+AttachOption = tuple[Spec, "str | None", ArrKey, tuple[int, ...]]
 """Cards a meld accepts: the cards, the player's word, the meld's new arrangement (indexes into
 old + new cards) and the codes of the meld's faces afterwards."""
 
+MeldOptions = tuple[tuple[Spec, MeldOption], ...]
+"""What a table keeps for a suit, a cluster or a rank: a tuple, not a list, so that it too
+drops out of the collector's sight once its options have."""
+
 
 def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
-             suit: int | None = None, sets: bool = False) -> list[tuple[Spec, MeldOption]]:
+             suit: int | None = None, sets: bool = False) -> MeldOptions:
     """Each typed candidate with the option it makes (its cards placed), if the meld rules
     accept both the typed and the placed order. `suit`: the candidates are runs of that suit
     (asked once for all suits, see memo.new_run_quiet); `sets`: the candidates are sets
@@ -478,8 +509,8 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
                 arr = _verdict(rules, tuple(map(_FIRST, placed)), memo, suit, sets)
                 if arr is None:  # a placed order is a valid typing: kept for safety
                     continue
-            out.append((spec, (placed, arr, tuple(map(_FIRST, placed)))))
-        return out
+            out.append((spec, (placed, arr_key(arr), tuple(map(_FIRST, placed)))))
+        return tuple(out)
     to0 = _SUIT0[suit or 0]
     for spec in specs:
         codes = tuple(map(_FIRST, spec))
@@ -494,21 +525,21 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
             t = memo[key] = _template(rules, codes, memo, suit, sets)
         if t is False:
             continue
-        order, arr = t  # type: ignore[misc]
+        order, ak = cast("tuple[tuple[int, ...] | None, ArrKey]", t)
         if order is None:
             placed = spec
         else:
             placed = tuple(map(spec.__getitem__, order))
             codes = tuple(map(_FIRST, placed))
-        out.append((spec, (placed, arr if not suit else resuited(arr, suit), codes)))
-    return out
+        out.append((spec, (placed, ak if not suit else _in_suit(ak, suit), codes)))
+    return tuple(out)
 
 
 def _template(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
-              suit: int | None, sets: bool) -> tuple[tuple[int, ...] | None, Arrangement] | bool:
+              suit: int | None, sets: bool) -> tuple[tuple[int, ...] | None, ArrKey] | bool:
     """What `_checked` makes of a run or set typed as `codes`: False if the meld rules refuse
     the typed or the placed order, else the placing order (None: as typed) and the placed
-    order's arrangement (a run's in suit 0). Depends only on what the verdict keys hold (a
+    order's arrangement (an `ArrKey`, a run's in suit 0). Depends only on what the verdict keys hold (a
     run's faces renamed into suit 0, a set's rank and wild pattern), so kept under that key:
     one lookup a candidate instead of one or two verdicts."""
     arr = _verdict(rules, codes, memo, suit, sets)
@@ -521,7 +552,8 @@ def _template(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]
             return False
     else:
         order = None
-    return order, (arr if not suit else resuited(arr, 0))
+    key = arr_key(arr)
+    return order, (key if not suit else _in_suit(key, 0))
 
 
 def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
@@ -609,7 +641,7 @@ _SET_PATTERNS: list[tuple[tuple[bool, ...], tuple[bool, ...]]] = [
 
 
 def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[int, ...],
-                  rules: RuleSet, memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+                  rules: RuleSet, memo: dict[object, object]) -> MeldOptions:
     """`_checked(_rank_sets(...), sets=True)` without the list between: a set's template
     (`_template`) depends on its rank and wild pattern only, and `_rank_sets` types the
     naturals first and at most one wild last, so each choice of naturals asks at most two
@@ -631,12 +663,12 @@ def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[
             spec2 = (*spec, (w, 0))
             placed = spec2 if order is None else tuple(map(spec2.__getitem__, order))
             out.append((spec2, (placed, arr, tuple(map(_FIRST, placed)))))
-    return out
+    return tuple(out)
 
 
 def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleSet,
                    memo: dict[object, object]
-                   ) -> list[tuple[Spec, tuple[Spec, MeldOption] | None, object]]:
+                   ) -> tuple[tuple[Spec, tuple[Spec, MeldOption] | None, object], ...]:
     """Each choice of a rank's naturals (`_set_shapes`' order): its spec, its option as a
     set without a wild (None if the meld rules refuse it or it is under three cards), and
     the template of it with a wild typed last (False if refused; the joker stands for any
@@ -661,12 +693,12 @@ def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleS
             t = memo[("set-option~", rank, wild_key)] = _template(
                 rules, (*map(_FIRST, spec), 0), memo, None, True)
         out.append((spec, plain, t))
-    return out
+    return tuple(out)
 
 
 def _cluster_options(suit: int, counts: tuple[int, ...], wcounts: tuple[int, ...],
                      rules: RuleSet, memo: dict[object, object]
-                     ) -> list[tuple[Spec, MeldOption]]:
+                     ) -> MeldOptions:
     """The runs of one suit with these counts (ranks 1..13, capped) and wild counts
     (WILD_CODES order), in `_suit_runs`' order, each with its checked option: `_suit_options`
     of the same cards given as bits."""
@@ -701,7 +733,7 @@ in): 2s on both sides of the suit's own 2, say 2♥ and 2♣ in a ♦ run."""
 
 
 def _suit_options(suit: int, x: int, dbl: int, wild_bits: int, rules: RuleSet,
-                  memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+                  memo: dict[object, object]) -> MeldOptions:
     """The runs of one suit (`_suit_runs`' order), each with its checked option, from bits:
     `x` the suit's faces held, `dbl` those held twice (only its ace and 2 count), `wild_bits`
     the wild faces held. Solved per cluster: a run never crosses two missing slots, so the
@@ -716,12 +748,12 @@ def _suit_options(suit: int, x: int, dbl: int, wild_bits: int, rules: RuleSet,
         y ^= low
         slots.append(low.bit_length() >> 2)
     if not slots:
-        return []
+        return ()
     if slots[0] == 1:
         slots.append(14)
     ace2 = dbl >> (4 + suit) & 1
     own2 = (dbl >> (8 + suit) & 1) if wild_bits >> (8 + suit) & 1 else 0
-    parts: list[list[tuple[Spec, MeldOption]]] = []
+    parts: list[MeldOptions] = []
     group: list[int] = []
     for sl in [*slots, 99]:   # a sentinel closes the last group
         if group and sl - group[-1] >= 3:
@@ -737,14 +769,14 @@ def _suit_options(suit: int, x: int, dbl: int, wild_bits: int, rules: RuleSet,
             group = []
         group.append(sl)
     if not parts:
-        return []
+        return ()
     if len(parts) == 1:
         return parts[0]
-    return sorted([o for part in parts for o in part], key=lambda o: -len(o[0]))
+    return tuple(sorted([o for part in parts for o in part], key=lambda o: -len(o[0])))
 
 
 def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
-                rules: RuleSet, memo: dict[object, object]) -> list[tuple[Spec, MeldOption]]:
+                rules: RuleSet, memo: dict[object, object]) -> MeldOptions:
     """One cluster's runs in `suit` (`group`: its slots; `aces`, `own2`: the suit's ace, its
     2 held twice). Those of suit 0 renamed (`_rotation`), memoized under suit 0's key, so one
     solved cluster serves all four suits; solved in `suit` itself where the renaming would
@@ -753,7 +785,7 @@ def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bi
     if suit == 0 or wild0 is None:
         return _solve_cluster(suit, group, aces, own2, wild_bits, rules, memo)
     key = ("run-cluster", 0, group, aces, own2, wild0)
-    opts0 = cast("list[tuple[Spec, MeldOption]] | None", memo.get(key))
+    opts0 = cast("MeldOptions | None", memo.get(key))
     if opts0 is None:
         opts0 = memo[key] = _solve_cluster(0, group, aces, own2, wild0, rules, memo)
     rot, pairs = _ROT[suit], _ROT_PAIRS[suit]
@@ -761,13 +793,13 @@ def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bi
     for spec, (placed, arr, codes) in opts0:
         spec_s = tuple(map(pairs.__getitem__, spec))
         out.append((spec_s, (spec_s if placed is spec else tuple(map(pairs.__getitem__, placed)),
-                             resuited(arr, suit), tuple(map(rot.__getitem__, codes)))))
-    return out
+                             _in_suit(arr, suit), tuple(map(rot.__getitem__, codes)))))
+    return tuple(out)
 
 
 def _solve_cluster(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bits: int,
                    rules: RuleSet, memo: dict[object, object]
-                   ) -> list[tuple[Spec, MeldOption]]:
+                   ) -> MeldOptions:
     """`_cluster_in` not memoized: the windows of the cluster's slots (`_window_runs`), each
     asked of the meld rules (`_checked`)."""
     slots = {s: (4 if s in (1, 14) else s * 4) + suit for s in group}
@@ -845,7 +877,7 @@ class _AttachParts:
         self.codes, self.arr, self.rules = meld_codes, arr, rules
         self.has_wild = arr.wild is not None
         self.end_words = _ends(rules)
-        self.parts: dict[object, list[AttachOption]] = {}
+        self.parts: dict[object, tuple[AttachOption, ...]] = {}
         self.lo, self.hi = arr.start, arr.end
         self.suit = self.own2 = self.far = 0
         self.prefix: tuple[object, ...] = ()
@@ -927,7 +959,7 @@ class _AttachParts:
         return out
 
     def _checked(self, cands: list[tuple[tuple[object, ...], str | None]]
-                 ) -> list[AttachOption]:
+                 ) -> tuple[AttachOption, ...]:
         """Each candidate (as a spec) with the option it makes, if the meld rules accept it."""
         meld_codes, arr, rules = self.codes, self.arr, self.rules
         vmemo = verdicts(rules)
@@ -942,6 +974,6 @@ class _AttachParts:
             if arr2 is None:
                 continue
             allc = meld_codes + new
-            found.append((spec, end, arr2,  # type: ignore[arg-type]
+            found.append((spec, end, arr_key(arr2),  # type: ignore[arg-type]
                           tuple(map(allc.__getitem__, arr2.order))))
-        return found
+        return tuple(found)

@@ -43,7 +43,15 @@ from .melds import (
     is_wild,
 )
 from .memo import FACES
-from .movegen import HandIndex, attach_options, meld_candidates, meld_options, touch_mask
+from .movegen import (
+    ArrKey,
+    HandIndex,
+    arrangement,
+    attach_options,
+    meld_candidates,
+    meld_options,
+    touch_mask,
+)
 from .rules import RuleSet
 
 Pending = list[tuple[list[Card], Arrangement]] | None
@@ -157,30 +165,31 @@ class MeldState:
 
 class _MeldPlan:
     """What `_check_meld` would return for one group, kept unexpanded until it is applied
-    (`refs`: the cards in placed order)."""
+    (`refs`: the cards in placed order; `arr` as move generation keeps it, an ArrKey)."""
 
     __slots__ = ("arr", "codes", "refs")
 
-    def __init__(self, arr: Arrangement, refs: tuple[CardRef, ...], codes: tuple[int, ...]
+    def __init__(self, arr: ArrKey, refs: tuple[CardRef, ...], codes: tuple[int, ...]
                  ) -> None:
         self.arr, self.refs, self.codes = arr, refs, codes
 
     def expand(self) -> tuple[Groups]:
-        return ([(self.arr, [p for p, _ in self.refs],
+        return ([(arrangement(self.arr), [p for p, _ in self.refs],
                   [FACES[c] for c in self.codes])],)
 
 
 class _AttachPlan:
-    """What `_check_attach` would return, kept unexpanded until it is applied."""
+    """What `_check_attach` would return, kept unexpanded until it is applied (`arr` as
+    move generation keeps it, an ArrKey)."""
 
     __slots__ = ("arr", "new", "old")
 
-    def __init__(self, arr: Arrangement, old: list[Pos], new: tuple[CardRef, ...]) -> None:
+    def __init__(self, arr: ArrKey, old: list[Pos], new: tuple[CardRef, ...]) -> None:
         self.arr, self.old, self.new = arr, old, new
 
     def expand(self) -> tuple[Arrangement, list[Pos]]:
         allpos = self.old + [p for p, _ in self.new]
-        return (self.arr, [allpos[i] for i in self.arr.order])
+        return (arrangement(self.arr), [allpos[i] for i in self.arr[1]])
 
 
 @dataclass
@@ -488,11 +497,11 @@ class BurracoHand:
             for _typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
                 if faces_key in seen:
                     continue
-                if set_ranks is not None and arr.kind == "set" and arr.start in set_ranks:
+                if set_ranks is not None and arr[0] == "set" and arr[2] in set_ranks:
                     continue
                 refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in placed_spec])
                 if n_hand - len(refs) < 2 and not self._may_leave(
-                        seat, refs, extra=[(_cards(faces_key), _norm(arr))]):
+                        seat, refs, extra=[(_cards(faces_key), _norm(arrangement(arr)))]):
                     continue
                 mkey = ("meld", refs)
                 act = acts.get(mkey)  # type: ignore[assignment]
@@ -525,7 +534,7 @@ class BurracoHand:
                 if act is None:
                     act = acts[key] = A.Attach(m.id, refs, end)
                 if n_hand - len(refs) < 2 and not self._may_leave(
-                        seat, refs, replace={m.id: (_cards(k2), _norm(arr2))}):
+                        seat, refs, replace={m.id: (_cards(k2), _norm(arrangement(arr2)))}):
                     continue
                 done.add(k2)
                 plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, refs))
