@@ -127,19 +127,21 @@ class HandIndex:
         `code_of[card id]` (the hand state's tables), in one pass: asked at every play-phase
         listing. TypeError if a card of the hand is not known."""
         by_code: dict[int, list[Pos]] = {}
-        dbl = 0
+        dbl = mask = 0
+        bit = _BIT
         for p in positions:
             c = code_of[known[p]]  # type: ignore[index]
             ps = by_code.get(c)
             if ps is None:
                 by_code[c] = [p]
+                mask |= bit[c]
             else:
                 ps.append(p)
-                dbl |= _BIT[c]
+                dbl |= bit[c]
         idx = object.__new__(cls)
         idx.by_code = by_code
         idx.hand = positions
-        idx.mask = sum(map(_BIT.__getitem__, by_code))
+        idx.mask = mask
         idx.dbl = dbl
         return idx
 
