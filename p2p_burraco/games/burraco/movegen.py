@@ -80,6 +80,12 @@ def _by_code(positions: Sequence[Pos], codes: Iterable[int]) -> dict[int, list[P
 
 
 _BIT: list[int] = [1 << c for c in range(56)]
+_PAIR: list[tuple[tuple[int, int], ...]] = [tuple([(c, k) for k in range(4)]) for c in range(56)]
+"""The (face code, copy) pair of every spec, made once: `_PAIR[c][k]`. The options tables
+hold tens of thousands of specs; made of these shared pairs, a new spec holds no object the
+garbage collector still tracks, so the collector stops tracking it at its first pass (a
+tuple is let go only once what it holds has been, one level a pass) and, with it, each
+option one pass sooner, and a spec costs one object instead of one per card."""
 _SUIT_BITS: tuple[int, ...] = tuple(sum(1 << (r * 4 + s) for r in range(1, 14)) for s in range(4))
 """Per suit, the bits of its 13 faces (ace to king, its 2 included)."""
 _RUN_DOUBLES: tuple[int, ...] = tuple((1 << (4 + s)) | (1 << (8 + s)) for s in range(4))
@@ -260,7 +266,7 @@ def _window_runs(slots: dict[int, int], have: dict[int, int], ace_to_ace: bool, 
                     ok = False
                     break
                 used[c] = k + 1
-                picked.append((c, k))
+                picked.append(_PAIR[c][k])
             if not ok:
                 continue
             if not missing and len(picked) >= 3:
@@ -269,7 +275,7 @@ def _window_runs(slots: dict[int, int], have: dict[int, int], ace_to_ace: bool, 
                 k = used.get(w, 0)
                 if k >= have[w]:
                     continue
-                wp = (w, k)
+                wp = _PAIR[w][k]
                 if missing:
                     order = list(picked)
                     order.insert(missing[0] - a, wp)
@@ -662,7 +668,7 @@ def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[
             continue
         order, arr = with_wild
         for w in wilds:
-            spec2 = (*spec, (w, 0))
+            spec2 = (*spec, _PAIR[w][0])
             placed = spec2 if order is None else tuple(map(spec2.__getitem__, order))
             out.append((spec2, (placed, arr, tuple(map(_FIRST, placed)))))
     return tuple(out)
@@ -677,7 +683,8 @@ def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleS
     wild: a set's placement tells wilds apart by being wild only, memo.new_set_quiet)."""
     out: list[tuple[Spec, tuple[Spec, MeldOption] | None, object]] = []
     for counts in _set_shapes(tuple([n for _, n in present]), rules.set_max_naturals):
-        spec = tuple([(c, k) for (c, _), m in zip(present, counts) for k in range(m)])
+        spec = tuple([_PAIR[c][k] if k < 4 else (c, k)   # (no deck holds 5 copies of a face)
+                      for (c, _), m in zip(present, counts) for k in range(m)])
         n = len(spec)
         plain_key, wild_key = _SET_PATTERNS[n]
         plain = None
@@ -723,7 +730,7 @@ def _rotation(suit: int) -> list[int]:
 
 _ROT = [_rotation(s) for s in range(4)]
 _ROT_PAIRS: list[dict[tuple[int, int], tuple[int, int]]] = [
-    {(c, k): (rot[c], k) for c in range(56) for k in (0, 1)} for rot in _ROT]
+    {(c, k): _PAIR[rot[c]][k] for c in range(56) for k in (0, 1)} for rot in _ROT]
 """`_rotation` of a spec's (code, copy) pairs, one lookup a card."""
 _SUIT0_WILDS: list[dict[int, int | None]] = [
     {m: (sum(_BIT[_ROT[(4 - s) & 3][w]] for w in WILD_CODES if m >> w & 1)
@@ -910,14 +917,14 @@ class _AttachParts:
             for c in order:
                 got = parts.get(c)
                 if got is None:
-                    got = parts[c] = self._checked([(((c, 0),), None)])
+                    got = parts[c] = self._checked([((_PAIR[c][0],), None)])
                 out += got
             wb = near & _WILD_MASK
             if wb and not self.has_wild:
                 got = parts.get(-wb)
                 if got is None:
                     got = parts[-wb] = self._checked(
-                        [(((w, 0),), None) for w in _WILDS_HELD[wb]])
+                        [((_PAIR[w][0],), None) for w in _WILDS_HELD[wb]])
                 out += got
             return out
         mine = near & _SUIT_BITS[self.suit]
@@ -930,7 +937,7 @@ class _AttachParts:
             if got is None:
                 ends, ace_ends = self.end_words
                 got = parts[c] = self._checked(list(_run_singles(
-                    c, (c, 0), self.lo, self.hi, self.has_wild, ends, ace_ends)))
+                    c, _PAIR[c][0], self.lo, self.hi, self.has_wild, ends, ace_ends)))
             out += got
         if self.has_wild:
             return out
@@ -941,7 +948,7 @@ class _AttachParts:
         if got is None:
             ends = self.end_words[0]
             got = parts[-wb] = self._checked(
-                [(((w, 0),), e) for w in _WILDS_HELD[wb] for e in ends])
+                [((_PAIR[w][0],), e) for w in _WILDS_HELD[wb] for e in ends])
         out += got
         x = mine & self.far
         while x:
@@ -952,10 +959,10 @@ class _AttachParts:
             key = (c, wb, two)
             got = parts.get(key)
             if got is None:
-                stand_in = {w: [(w, 0)] for w in _WILDS_HELD[wb]}
-                stand_in[c] = [(c, 0), (c, 1)] if two else [(c, 0)]
+                stand_in = {w: [_PAIR[w][0]] for w in _WILDS_HELD[wb]}
+                stand_in[c] = [_PAIR[c][0], _PAIR[c][1]] if two else [_PAIR[c][0]]
                 got = parts[key] = self._checked(list(_run_pairs(
-                    c, (c, 0), _wild_copies(stand_in, c, list(_WILDS_HELD[wb])),
+                    c, _PAIR[c][0], _wild_copies(stand_in, c, list(_WILDS_HELD[wb])),
                     self.lo, self.hi)))
             out += got
         return out
