@@ -93,7 +93,7 @@ def _reference_runs(specs: list[Spec], rules: RuleSet) -> list[tuple[Spec, tuple
             arr = _new(rules, tuple(c for c, _ in placed))
             if arr is None:
                 continue
-        out.append((spec, (placed, arr_key(arr), tuple(c for c, _ in placed))))
+        out.append((spec, placed, arr_key(arr), tuple(c for c, _ in placed)))
     return out
 
 

@@ -486,15 +486,17 @@ def _in_suit(key: ArrKey, suit: int) -> ArrKey:
     return (key[0], key[1], key[2], suit, key[4])
 
 
-MeldOption = tuple[Spec, ArrKey, tuple[int, ...]]
-"""A new meld the meld rules accept: its cards in placed order, their arrangement, and the
-codes of its faces in that order (two options with equal codes are the same play)."""
+MeldOption = tuple[Spec, Spec, ArrKey, tuple[int, ...]]
+"""A new meld the meld rules accept: its cards as typed, in placed order, their arrangement,
+and the codes of its faces in placed order (two options with equal codes are the same
+play). One flat tuple: a level of nesting less is one object less an option, and one pass
+less before the collector stops tracking it."""
 
 AttachOption = tuple[Spec, "str | None", ArrKey, tuple[int, ...]]
 """Cards a meld accepts: the cards, the player's word, the meld's new arrangement (indexes into
 old + new cards) and the codes of the meld's faces afterwards."""
 
-MeldOptions = tuple[tuple[Spec, MeldOption], ...]
+MeldOptions = tuple[MeldOption, ...]
 """What a table keeps for a suit, a cluster or a rank: a tuple, not a list, so that it too
 drops out of the collector's sight once its options have."""
 
@@ -506,7 +508,7 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
     (asked once for all suits, see memo.new_run_quiet); `sets`: the candidates are sets
     (asked once per rank and wild pattern, see memo.new_set_quiet). Runs and sets take
     their placement from `_template` (one lookup a candidate)."""
-    out: list[tuple[Spec, MeldOption]] = []
+    out: list[MeldOption] = []
     if suit is None and not sets:
         for spec in specs:
             arr = _verdict(rules, tuple(map(_FIRST, spec)), memo, suit, sets)
@@ -517,7 +519,7 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
                 arr = _verdict(rules, tuple(map(_FIRST, placed)), memo, suit, sets)
                 if arr is None:  # a placed order is a valid typing: kept for safety
                     continue
-            out.append((spec, (placed, arr_key(arr), tuple(map(_FIRST, placed)))))
+            out.append((spec, placed, arr_key(arr), tuple(map(_FIRST, placed))))
         return tuple(out)
     to0 = _SUIT0[suit or 0]
     for spec in specs:
@@ -539,7 +541,7 @@ def _checked(specs: list[Spec], rules: RuleSet, memo: dict[object, object],
         else:
             placed = tuple(map(spec.__getitem__, order))
             codes = tuple(map(_FIRST, placed))
-        out.append((spec, (placed, ak if not suit else _in_suit(ak, suit), codes)))
+        out.append((spec, placed, ak if not suit else _in_suit(ak, suit), codes))
     return tuple(out)
 
 
@@ -579,7 +581,7 @@ def _verdict(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object],
 
 
 def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | None = None
-                 ) -> Iterator[tuple[Spec, MeldOption]]:
+                 ) -> Iterator[MeldOption]:
     """`meld_candidates` (as specs of `idx`), each with its checked option; those the meld
     rules refuse are left out. Memoized per suit (runs) and per rank (sets); `memo` is
     `table(rules)` when the caller has it.
@@ -660,7 +662,7 @@ def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[
     base = memo.get(key)
     if base is None:
         base = memo[key] = _rank_naturals(rank, present, rules, memo)
-    out: list[tuple[Spec, MeldOption]] = []
+    out: list[MeldOption] = []
     for spec, plain, with_wild in base:  # type: ignore[attr-defined]
         if plain is not None:
             out.append(plain)
@@ -670,18 +672,18 @@ def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[
         for w in wilds:
             spec2 = (*spec, _PAIR[w][0])
             placed = spec2 if order is None else tuple(map(spec2.__getitem__, order))
-            out.append((spec2, (placed, arr, tuple(map(_FIRST, placed)))))
+            out.append((spec2, placed, arr, tuple(map(_FIRST, placed))))
     return tuple(out)
 
 
 def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleSet,
                    memo: dict[object, object]
-                   ) -> tuple[tuple[Spec, tuple[Spec, MeldOption] | None, object], ...]:
+                   ) -> tuple[tuple[Spec, MeldOption | None, object], ...]:
     """Each choice of a rank's naturals (`_set_shapes`' order): its spec, its option as a
     set without a wild (None if the meld rules refuse it or it is under three cards), and
     the template of it with a wild typed last (False if refused; the joker stands for any
     wild: a set's placement tells wilds apart by being wild only, memo.new_set_quiet)."""
-    out: list[tuple[Spec, tuple[Spec, MeldOption] | None, object]] = []
+    out: list[tuple[Spec, MeldOption | None, object]] = []
     for counts in _set_shapes(tuple([n for _, n in present]), rules.set_max_naturals):
         spec = tuple([_PAIR[c][k] if k < 4 else (c, k)   # (no deck holds 5 copies of a face)
                       for (c, _), m in zip(present, counts) for k in range(m)])
@@ -696,7 +698,7 @@ def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleS
             if t is not False:
                 order, arr = t  # type: ignore[misc]
                 placed = spec if order is None else tuple(map(spec.__getitem__, order))
-                plain = (spec, (placed, arr, tuple(map(_FIRST, placed))))
+                plain = (spec, placed, arr, tuple(map(_FIRST, placed)))
         t = memo.get(("set-option~", rank, wild_key))
         if t is None:
             t = memo[("set-option~", rank, wild_key)] = _template(
@@ -798,11 +800,11 @@ def _cluster_in(suit: int, group: tuple[int, ...], aces: int, own2: int, wild_bi
     if opts0 is None:
         opts0 = memo[key] = _solve_cluster(0, group, aces, own2, wild0, rules, memo)
     rot, pairs = _ROT[suit], _ROT_PAIRS[suit]
-    out: list[tuple[Spec, MeldOption]] = []
-    for spec, (placed, arr, codes) in opts0:
+    out: list[MeldOption] = []
+    for spec, placed, arr, codes in opts0:
         spec_s = tuple(map(pairs.__getitem__, spec))
-        out.append((spec_s, (spec_s if placed is spec else tuple(map(pairs.__getitem__, placed)),
-                             _in_suit(arr, suit), tuple(map(rot.__getitem__, codes)))))
+        out.append((spec_s, spec_s if placed is spec else tuple(map(pairs.__getitem__, placed)),
+                    _in_suit(arr, suit), tuple(map(rot.__getitem__, codes))))
     return tuple(out)
 
 

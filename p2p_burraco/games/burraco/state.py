@@ -494,7 +494,7 @@ class BurracoHand:
             set_ranks = set_ranks_held if rules.one_set_per_rank else None
             seen: set[tuple[int, ...]] = set()
             twin_twos = idx.dbl & _TWOS_MASK   # the hand holds two copies of some 2
-            for _typed, (placed_spec, arr, faces_key) in meld_options(idx, rules, memo_table):
+            for _typed, placed_spec, arr, faces_key in meld_options(idx, rules, memo_table):
                 if faces_key in seen:
                     continue
                 if set_ranks is not None and arr[0] == "set" and arr[2] in set_ranks:
