@@ -237,6 +237,15 @@ def attach_run_asked(rules: RuleSet, prefix: tuple[object, ...], suit: int,
                      old_arr: Arrangement, new: tuple[int, ...], wild_end: str | None,
                      memo: dict[object, object]) -> Arrangement | None:
     """`attach_run_quiet` of a run given by its `attach_run_prefix`."""
+    hit = attach_run_asked0(rules, prefix, suit, old_arr, new, wild_end, memo)
+    return None if hit is None else resuited(hit, suit)
+
+
+def attach_run_asked0(rules: RuleSet, prefix: tuple[object, ...], suit: int,
+                      old_arr: Arrangement, new: tuple[int, ...], wild_end: str | None,
+                      memo: dict[object, object]) -> Arrangement | None:
+    """`attach_run_asked`'s answer as kept, in suit 0 (the caller renames it into the run's
+    suit, if it needs the object: move generation keeps only its values)."""
     k = (*prefix, _to_suit0(new, suit), wild_end)
     hit = memo.get(k)
     if hit is None:
@@ -249,7 +258,7 @@ def attach_run_asked(rules: RuleSet, prefix: tuple[object, ...], suit: int,
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]
+    return None if hit is False else hit  # type: ignore[return-value]
 
 
 def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]

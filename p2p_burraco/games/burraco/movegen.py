@@ -32,7 +32,7 @@ from .memo import (
     _IS_WILD,
     _SUIT0,
     WILD_CODES,
-    attach_run_asked,
+    attach_run_asked0,
     attach_run_prefix,
     attach_set_quiet,
     code,
@@ -976,15 +976,21 @@ class _AttachParts:
         vmemo = verdicts(rules)
         run = arr.kind == "run"
         found: list[AttachOption] = []
+        suit = self.suit
         for spec, end in cands:
             new = tuple(map(_FIRST, spec))
-            if run:
-                arr2 = attach_run_asked(rules, self.prefix, self.suit, arr, new, end, vmemo)
+            if run:   # the answer in suit 0: its values, in the run's suit
+                a0 = attach_run_asked0(rules, self.prefix, suit, arr, new, end, vmemo)
+                if a0 is None:
+                    continue
+                ak: ArrKey = (a0.kind, a0.order, a0.start,
+                              None if a0.suit is None else suit, a0.wild)
             else:
                 arr2 = attach_set_quiet(rules, meld_codes, arr, new, end, vmemo)
-            if arr2 is None:
-                continue
+                if arr2 is None:
+                    continue
+                ak = arr_key(arr2)
             allc = meld_codes + new
-            found.append((spec, end, arr_key(arr2),  # type: ignore[arg-type]
-                          tuple(map(allc.__getitem__, arr2.order))))
+            found.append((spec, end, ak,  # type: ignore[arg-type]
+                          tuple(map(allc.__getitem__, ak[1]))))
         return tuple(found)
