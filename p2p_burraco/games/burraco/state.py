@@ -163,33 +163,29 @@ class MeldState:
                          self.suit, self.wild, self.by, list(self.moves))
 
 
-class _MeldPlan:
-    """What `_check_meld` would return for one group, kept unexpanded until it is applied
-    (`refs`: the cards in placed order; `arr` as move generation keeps it, an ArrKey)."""
+class _MeldPlan(tuple):  # type: ignore[type-arg]
+    """A `_plans` entry whose plan is what `_check_meld` would return for one group, kept
+    unexpanded until it is applied: (action, seat, arr, refs, codes), `arr` as move
+    generation keeps it (an ArrKey), `refs` the cards in placed order. The entry and the
+    plan in one object: `legal_actions` makes one for every meld it offers."""
 
-    __slots__ = ("arr", "codes", "refs")
-
-    def __init__(self, arr: ArrKey, refs: tuple[CardRef, ...], codes: tuple[int, ...]
-                 ) -> None:
-        self.arr, self.refs, self.codes = arr, refs, codes
+    __slots__ = ()
 
     def expand(self) -> tuple[Groups]:
-        return ([(arrangement(self.arr), [p for p, _ in self.refs],
-                  [FACES[c] for c in self.codes])],)
+        return ([(arrangement(self[2]), [p for p, _ in self[3]],
+                  [FACES[c] for c in self[4]])],)
 
 
-class _AttachPlan:
-    """What `_check_attach` would return, kept unexpanded until it is applied (`arr` as
-    move generation keeps it, an ArrKey)."""
+class _AttachPlan(tuple):  # type: ignore[type-arg]
+    """The same for an attachment: (action, seat, arr, the meld's positions, the cards
+    added); what `_check_attach` would return once expanded."""
 
-    __slots__ = ("arr", "new", "old")
-
-    def __init__(self, arr: ArrKey, old: list[Pos], new: tuple[CardRef, ...]) -> None:
-        self.arr, self.old, self.new = arr, old, new
+    __slots__ = ()
 
     def expand(self) -> tuple[Arrangement, list[Pos]]:
-        allpos = self.old + [p for p, _ in self.new]
-        return (arrangement(self.arr), [allpos[i] for i in self.arr[1]])
+        arr = self[2]
+        allpos = self[3] + [p for p, _ in self[4]]
+        return (arrangement(arr), [allpos[i] for i in arr[1]])
 
 
 @dataclass
@@ -503,13 +499,12 @@ class BurracoHand:
                 if n_hand - len(refs) < 2 and not self._may_leave(
                         seat, refs, extra=[(_cards(faces_key), _norm(arrangement(arr)))]):
                     continue
-                mkey = ("meld", refs)
-                act = acts.get(mkey)  # type: ignore[assignment]
-                if act is None:
-                    act = acts[mkey] = A.Meld(groups=(refs,))
+                act = acts.get(refs)  # type: ignore[assignment]
+                if act is None:   # (a meld's key is its refs: a tuple of pairs, no other key's
+                    act = acts[refs] = A.Meld(groups=(refs,))   # shape)
                 seen.add(faces_key)
                 if not twin_twos or not any(faces_key.count(w) > 1 for w in memo.WILD_CODES):
-                    plans[id(act)] = (act, seat, _MeldPlan(arr, refs, faces_key))
+                    plans[id(act)] = _MeldPlan((act, seat, arr, refs, faces_key))
                 else:   # two copies of a 2 (one natural, one a pinella of its suit): which
                     # copy stands in is arrange_new's choice, so `apply` checks it whole and
                     # every replica, wire or object, places the same card as the wild
@@ -537,7 +532,7 @@ class BurracoHand:
                         seat, refs, replace={m.id: (_cards(k2), _norm(arrangement(arr2)))}):
                     continue
                 done.add(k2)
-                plans[id(act)] = (act, seat, _AttachPlan(arr2, mpos, refs))
+                plans[id(act)] = _AttachPlan((act, seat, arr2, mpos, refs))
                 yield act
         single = self.took_single if rules.single_card_pile else None
         if n_hand >= 2:   # one discard per face, its first copy in hand (not a one-card pile's)
@@ -704,9 +699,8 @@ class BurracoHand:
         state forgets those plans)."""
         entry = self._plans.get(id(action))
         if entry is not None and entry[0] is action and entry[1] == seat:
-            plan = entry[2]
-            if isinstance(plan, (_MeldPlan, _AttachPlan)):
-                plan = plan.expand()
+            # (action, seat, plan), or a meld's or an attachment's entry, its plan unexpanded
+            plan = entry.expand() if type(entry) is not tuple else entry[2]  # type: ignore[attr-defined]
         else:
             plan = self._check(seat, action)
         self._plans = {}
