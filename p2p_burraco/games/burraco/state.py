@@ -465,7 +465,7 @@ class BurracoHand:
         if self.can_redraw and self.drawn is not None:
             yield A.Redraw(self._ref(self.drawn))
         team = self.team_of[seat]
-        known = self.known
+        known = self.knowledge.known
         cid_code = self._codes
         mine = self.hands[seat]
         try:
@@ -485,7 +485,8 @@ class BurracoHand:
         # construction. Anything closer to the end of the hand goes through the full check.
         # Action objects are shared between positions of the hand (`_acts`), and each one
         # offered keeps its plan in `_plans` for `apply`.
-        union, rows, set_ranks_held = self._team_melds(team)
+        tm = self._tm   # the side's rows as kept (`_team_melds` makes them when missing)
+        union, rows, set_ranks_held = (tm.get(team) if tm else None) or self._team_melds(team)
         if rows or not self._open_need(seat):   # rows: the side has opened
             set_ranks = set_ranks_held if rules.one_set_per_rank else None
             seen: set[tuple[int, ...]] = set()
