@@ -496,7 +496,11 @@ class BurracoHand:
                     continue
                 if set_ranks is not None and arr[0] == "set" and arr[2] in set_ranks:
                     continue
-                refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in placed_spec])
+                pairs = []   # (a loop, not a comprehension: no function made and called)
+                for c, k in placed_spec:
+                    p = by_code[c][k]
+                    pairs.append((p, ids[p]))
+                refs = tuple(pairs)
                 if n_hand - len(refs) < 2 and not self._may_leave(
                         seat, refs, extra=[(_cards(faces_key), _norm(arrangement(arr)))]):
                     continue
@@ -524,7 +528,11 @@ class BurracoHand:
                                                         touch):
                 if k2 in done:
                     continue
-                refs = tuple([((p := by_code[c][k]), ids[p]) for c, k in spec])
+                pairs = []
+                for c, k in spec:
+                    p = by_code[c][k]
+                    pairs.append((p, ids[p]))
+                refs = tuple(pairs)
                 key = ("attach", m.id, refs, end)
                 act = acts.get(key)  # type: ignore[assignment]
                 if act is None:
