@@ -869,13 +869,21 @@ def attach_options(idx: HandIndex, meld_codes: tuple[int, ...], arr: Arrangement
     near = idx.mask & touch
     if not near:
         return []
+    return attach_parts(meld_codes, arr, rules, memo).options(idx, near)
+
+
+def attach_parts(meld_codes: tuple[int, ...], arr: Arrangement, rules: RuleSet,
+                 memo: dict[object, object] | None = None) -> _AttachParts:
+    """One meld's attach options face by face (what `attach_options` asks), from the table
+    or made: a caller asking the same meld at listing after listing keeps it (the hand
+    state does, with the meld's row), and skips the lookup."""
     if memo is None:
         memo = table(rules)
     pkey = ("attach-parts", meld_codes, arr.kind, arr.start, arr.wild)
     parts = memo.get(pkey)
     if parts is None:
         parts = memo[pkey] = _AttachParts(meld_codes, arr, rules)
-    return parts.options(idx, near)  # type: ignore[attr-defined, no-any-return]
+    return parts  # type: ignore[return-value]
 
 
 class _AttachParts:

@@ -44,10 +44,9 @@ from .melds import (
 )
 from .memo import FACES
 from .movegen import (
-    ArrKey,
     HandIndex,
     arrangement,
-    attach_options,
+    attach_parts,
     meld_candidates,
     meld_options,
     touch_mask,
@@ -57,7 +56,7 @@ from .rules import RuleSet
 Pending = list[tuple[list[Card], Arrangement]] | None
 Replacing = dict[int, tuple[list[Card], Arrangement]] | None
 Groups = list[tuple[Arrangement, list[Pos], list[Card]]]
-MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int]
+MeldRow = tuple["MeldState", list[Pos], tuple[int, ...], Arrangement, int, list[Any]]
 """A meld as move generation reads it (`BurracoHand._meld_row`)."""
 TeamRows = tuple[int, list[MeldRow], frozenset[int]]
 """A side's melds as move generation reads them (`BurracoHand._team_melds`)."""
@@ -520,12 +519,15 @@ class BurracoHand:
                 act = A.Meld(groups=groups)
                 if self._ok(seat, act):
                     yield act
-        for m, mpos, mcodes, marr, touch in (rows if idx.mask & union else ()):
-            if not idx.mask & touch:  # no card of the hand could touch this meld
+        for m, mpos, mcodes, marr, touch, held in (rows if idx.mask & union else ()):
+            near = idx.mask & touch
+            if not near:  # no card of the hand could touch this meld
                 continue
+            parts = held[0]   # the meld's attach options face by face (attach_options)
+            if parts is None or parts.rules is not rules:
+                parts = held[0] = attach_parts(mcodes, marr, rules, memo_table)
             done: set[tuple[int, ...]] = set()
-            for spec, end, arr2, k2 in attach_options(idx, mcodes, marr, rules, memo_table,
-                                                        touch):
+            for spec, end, arr2, k2 in parts.options(idx, near):
                 if k2 in done:
                     continue
                 pairs = []
@@ -596,7 +598,9 @@ class BurracoHand:
 
     def _meld_row(self, m: MeldState) -> MeldRow:
         """A meld as move generation reads it: itself, its positions, its face codes, its
-        arrangement and `touch_mask` (kept on the meld until it changes: copies share it).
+        arrangement and `touch_mask` (kept on the meld until it changes: copies share it),
+        and a place for its attach options face by face (`attach_parts`, made when a hand
+        first touches it).
         What the meld keeps leaves the meld itself out: a meld that held itself would be a
         reference cycle, freed only by the garbage collector, whose passes cost the bench more
         than the row's tuple does."""
@@ -608,7 +612,7 @@ class BurracoHand:
         cid_code = self._codes
         marr = m.arrangement()
         mcodes = tuple(map(cid_code.__getitem__, map(known.__getitem__, mpos)))  # type: ignore[arg-type]
-        got = (mpos, mcodes, marr, touch_mask(marr, mcodes))
+        got = (mpos, mcodes, marr, touch_mask(marr, mcodes), [None])
         m.__dict__["_codes"] = got
         return (m, *got)
 
