@@ -211,9 +211,9 @@ class BurracoHand:
         self.deck: Deck = make_deck(rules.deck_kind(n_seats))
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
         self._table = memo.table(rules)   # the rule set's options table (one dict for good)
-        self._plans: dict[int, tuple[Action, Seat, object]] = {}  # see legal_actions, apply
+        self._plans: dict[int, tuple[Any, ...]] = {}  # (action, seat, plan, ...): legal_actions, apply
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
-        self._discards: dict[Pos, tuple[Action, Seat, object]] = {}  # see legal_actions
+        self._discards: dict[Pos, tuple[Action, Seat, object, int]] = {}  # see legal_actions
         self._tm: dict[int, TeamRows] | None = None
         # ^ the sides' melds as move generation reads them (`_team_melds`)
         self.each_for_himself = each_for_himself
@@ -562,8 +562,8 @@ class BurracoHand:
                     act = acts.get(ref)  # type: ignore[assignment]
                     if act is None:  # (a discard's key is its card ref: no other key is a pair)
                         act = acts[ref] = A.Discard(ref)
-                    got = discards[p] = (act, seat, _PLAIN)
-                plans[id(got[0])] = got
+                    got = discards[p] = (act, seat, _PLAIN, id(act))   # (its key in _plans)
+                plans[got[3]] = got
                 yield got[0]
             return
         for ps in by_code.values():  # the last card: it must be one that may go
