@@ -890,10 +890,11 @@ class _AttachParts:
     """One meld's attach options, face by face (see `attach_options`), filled as hands ask."""
 
     __slots__ = ("arr", "codes", "end_words", "far", "has_wild", "hi", "lo", "own2", "parts",
-                 "prefix", "rules", "suit")
+                 "prefix", "rules", "suit", "vmemo")
 
     def __init__(self, meld_codes: tuple[int, ...], arr: Arrangement, rules: RuleSet) -> None:
         self.codes, self.arr, self.rules = meld_codes, arr, rules
+        self.vmemo = verdicts(rules)   # one dict for good (bounded in place: memo._bounded)
         self.has_wild = arr.wild is not None
         self.end_words = _ends(rules)
         self.parts: dict[object, tuple[AttachOption, ...]] = {}
@@ -981,7 +982,7 @@ class _AttachParts:
                  ) -> tuple[AttachOption, ...]:
         """Each candidate (as a spec) with the option it makes, if the meld rules accept it."""
         meld_codes, arr, rules = self.codes, self.arr, self.rules
-        vmemo = verdicts(rules)
+        vmemo = self.vmemo
         run = arr.kind == "run"
         found: list[AttachOption] = []
         suit = self.suit
