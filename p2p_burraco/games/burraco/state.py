@@ -601,6 +601,7 @@ class BurracoHand:
         arrangement and `touch_mask` (kept on the meld until it changes: copies share it),
         and a place for its attach options face by face (`attach_parts`, made when a hand
         first touches it).
+
         What the meld keeps leaves the meld itself out: a meld that held itself would be a
         reference cycle, freed only by the garbage collector, whose passes cost the bench more
         than the row's tuple does."""
