@@ -368,15 +368,15 @@ def test_is_loopback_names_this_machine_by_address_or_as_localhost() -> None:
 
 
 def test_a_host_collects_cycles_in_large_batches_and_freezes_its_setup() -> None:
-    """The host's garbage-collector policy (net/gc_policy.py): starting a host sets the young
+    """The process's garbage-collector policy (gc_policy.py): starting a host sets the young
     threshold far above CPython's 700 and freezes what exists (never walked again), and a
     cycle made afterwards is still collected."""
     import gc
     import weakref
 
-    from p2p_burraco.net import gc_policy
+    from p2p_burraco import gc_policy
 
-    gc_policy.apply_host_gc_policy()
+    gc_policy.apply_gc_policy()
     assert gc.get_threshold() == (gc_policy.YOUNG, gc_policy.MIDDLE, gc_policy.OLD)
     assert gc.get_freeze_count() > 0
 

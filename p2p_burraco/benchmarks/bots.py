@@ -290,7 +290,11 @@ def _winner(game: str, target: int | None, standings: dict[str, object],
 
 
 def run(args: argparse.Namespace) -> int:
+    from .. import bots, selfplay  # noqa: F401  (set up before the collector's policy)
     from ..games import get_game
+    from ..gc_policy import apply_gc_policy
+
+    apply_gc_policy()   # before the workers fork: they share what it froze
 
     game = args.game
     players = args.players or (4 if game == "burraco" else 2)

@@ -24,7 +24,10 @@ def run(args: argparse.Namespace) -> int:
 
     from ..games import get_game
     from ..games.burraco import BurracoHand
+    from ..gc_policy import apply_gc_policy
     from ..selfplay import SelfplayConfig, deal_known, make_strategies, play_hand
+
+    apply_gc_policy()   # as a host, a peer and selfplay run (gc_policy.py says why)
 
     spec = get_game("burraco")
     if args.variant not in spec.presets:

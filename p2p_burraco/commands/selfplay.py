@@ -34,7 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from ..games.base import HandResult, HandState
+    from ..gc_policy import apply_gc_policy
     from ..selfplay import SelfplayConfig, run_selfplay
+
+    apply_gc_policy()
 
     players = args.players or (4 if args.game == "burraco" else 2)
     options: dict[str, object] = {}

@@ -24,10 +24,10 @@ from twisted.internet.protocol import ServerFactory
 from twisted.python.failure import Failure
 
 from .. import __version__, wire
+from ..gc_policy import apply_gc_policy
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol, HoldGroup
-from .gc_policy import apply_host_gc_policy
 from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket
 from .room import TableRoom
 
@@ -681,7 +681,7 @@ def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | N
                bot_controller: Callable[[], Any] | None = None) -> HostNode:
     """Listen on config.bind:config.port (0 = any free port; see `node.address()`).
     `bot_controller()` makes the SeatController of each bot the host seats."""
-    apply_host_gc_policy()
+    apply_gc_policy()
     node = HostNode(reactor, config, identity, bot_controller)
     node.port = reactor.listenTCP(config.port, node, interface=config.bind)
     node.start_pending_bots()

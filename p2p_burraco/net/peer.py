@@ -22,6 +22,7 @@ from twisted.python.failure import Failure
 
 from .. import __version__, wire
 from ..controller import SeatController
+from ..gc_policy import apply_gc_policy
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol
@@ -652,6 +653,7 @@ def connect_peer(reactor: Any, host: str, port: int, name: str, controller: Seat
                  identity: Ed25519PrivateKey | None = None, data_dir: Path | None = None,
                  **options: Any) -> PeerNode:
     """Start a peer; `node.done` fires with the final standings when the match ends."""
+    apply_gc_policy()
     config = PeerConfig(host=host, port=port, name=name, data_dir=data_dir, **options)
     node = PeerNode(reactor, config, controller, identity)
     node.start()
