@@ -105,17 +105,20 @@ def test_beats_random() -> None:
     assert s.wins >= 8, s.line()
 
 
-@pytest.mark.parametrize("hand,pozzetto,expect", [
-    ("2c Kc 9d", "| pozzetto 0 ", "attach 0 2c"),   # no burraco yet: the wild builds one
-    ("JK Kc 9d 5c", "| pozzetto 0 ", "attach 0 JK"),  # on the longest meld, not the other
-    ("2c Kc 9d", "", "discard Kc"),                  # before the pozzetto the wild waits
+@pytest.mark.parametrize("hand,run,pozzetto,expect", [
+    ("2c Kc 9d", "3h 4h 5h 6h 7h 8h", "| pozzetto 0 ", "attach 0 2c"),  # the wild makes it
+    ("JK Kc 9d 5c", "3h 4h 5h 6h 7h 8h", "| pozzetto 0 ", "attach 0 JK"),  # on the longest
+    ("2c Kc 9d 8h", "3h 4h 5h 6h 7h", "| pozzetto 0 ", "attach 0 8h"),  # a natural goes on
+    ("2c Kc 9d", "3h 4h 5h 6h 7h", "| pozzetto 0 ", "discard Kc"),  # the wild waits for six
+    ("2c Kc 9d", "3h 4h 5h 6h 7h", "", "discard Kc"),  # before the pozzetto the wild waits
 ])
 def test_fibur_22_26_a_side_with_its_pozzetto_builds_its_first_burraco(
-        hand: str, pozzetto: str, expect: str) -> None:
+        hand: str, run: str, pozzetto: str, expect: str) -> None:
     """FIBUR-22, FIBUR-26: a side that has its pozzetto closes only with a burraco down, so
-    its cards go on its longest meld (3h…7h, five long) to make one; before the pozzetto a
-    wild is still kept for when it is needed."""
-    state = pos(f"fibur 4 | turn 0 play | hand {hand} | side0 3h 4h 5h 6h 7h ; 4s 5s 6s 7s "
+    its cards go on its longest meld (the heart run) to make one, naturals as they come; a
+    wild (FIBUR-12: one a meld) is kept for the card that makes the run seven long rather
+    than spent on a run of five, and before the pozzetto it is kept for when it is needed."""
+    state = pos(f"fibur 4 | turn 0 play | hand {hand} | side0 {run} ; 4s 5s 6s 7s "
                 f"{pozzetto}| pile Qh | counts 9 9 9")
     assert str(HeuristicBot(random.Random(0)).choose(state, 0)) == expect
 

@@ -119,12 +119,14 @@ def test_fibur_20_heuristic_takes_the_pile_that_reaches_the_pozzetto() -> None:
     assert 0 in state.team_pozzetto and not state.hands[0]
 
 
-@pytest.mark.parametrize("hand,expect", [("Kc 4s", "draw"), ("Kc 4s 5d", "take")])
+@pytest.mark.parametrize("hand,expect", [("Kc 4s", "draw"), ("Kc 4s 5d", "draw"),
+                                         ("Kc 4s 5d 8h", "take")])
 def test_fibur_22_a_closer_draws_rather_than_take_a_pile_that_does_not_close(
         hand: str, expect: str) -> None:
-    """FIBUR-22: pozzetto and a burraco down, two cards in hand: three nines on the pile make
-    a meld but no closing, and would leave the seat as far from going out — it draws. With a
-    third card in hand it is no closer yet, and the pile is worth its points."""
+    """FIBUR-22: pozzetto and a burraco down, two or three cards in hand (CLOSER_HAND): three
+    nines on the pile make a meld but no closing, and would leave the seat as far from going
+    out — it draws. With a fourth card in hand it is no closer yet, and the pile is worth its
+    points."""
     state = pos(f"fibur 4 | turn 0 draw | hand {hand} | {BURRACO_0} | pozzetto 0 "
                 "| pile 9h 9c 9s | counts 9 9 9")
     action = HeuristicBot(random.Random(0)).choose(state, 0)

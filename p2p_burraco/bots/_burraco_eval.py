@@ -19,7 +19,10 @@ The estimate, for each side, is
 - **the race**: two cards kept before the pozzetto are worth more when one more card melds
   them (a pair, suit neighbours, a wild): that card takes the seat out al volo;
 - **the first burraco**: a side with its pozzetto but no burraco pays for each card its
-  longest meld lacks to be one — without it the side cannot close, however few cards it holds;
+  longest meld lacks to be one — without it the side cannot close, however few cards it holds
+  (a wild it holds counts as one card of a clean longest meld);
+- **outs**: a side with its pozzetto gains with the share of unseen cards that would go on
+  one of its melds — the chance that a hand of one card closes on its next draw;
 
 and the margin is the seat's side minus the average of the others. "Late" (`urgency`) grows as
 the stock runs down and when an opposing side could close (pozzetto taken and a burraco down).
@@ -51,11 +54,13 @@ PAIR_OUT = 25.0            # two cards left before the pozzetto that one more ca
 POZZETTO_PER_CARD = 15.0   # a side short of its pozzetto: per card of its emptiest hand
 CLOSE_PER_CARD = 10.0      # a side able to close soon: per card between it and the closing
 THREAT_POZZETTO = 0.25     # urgency when an opposing side has its pozzetto …
-THREAT_CLOSE = 0.6         # … and a burraco too (it may close any turn)
+THREAT_CLOSE = 0.4         # … and a burraco too (it may close any turn; 0.6 before)
 NEED_BURRACO_PER_CARD = 50.0  # a side with its pozzetto but no burraco: per card its
                               # longest meld lacks to be one
 NEED_BURRACO_NOPOZ = 0.0      # the same before the pozzetto (measured: worse at 8 and 15)
 OWN_POZZETTO = 0.3         # urgency once the side has its own pozzetto (closing is next)
+OUTS = 200.0               # a side with its pozzetto: times the share of unseen cards that
+                           # would go on one of its melds (see outs)
 
 
 @dataclass
@@ -90,6 +95,15 @@ class Evaluator:
         deck_points = [self.rules.card_points(c) for c in self.faces]
         self.avg_points = sum(deck_points) / len(deck_points)
         self.start_stock = max(1, len(self.faces) - state.schedule.stock_start)
+        known_ids = set(self.known.values())
+        unseen: dict[Card, int] = {}
+        for cid, c in enumerate(self.faces):
+            if cid not in known_ids:
+                unseen[c] = unseen.get(c, 0) + 1
+        self.unseen = unseen
+        self.n_unseen = max(1, sum(unseen.values()))
+        self.unseen_wilds = sum(n for c, n in unseen.items() if _wild(c))
+        self._accepts: dict[tuple[object, ...], frozenset[Card]] = {}
 
     # --- reading ------------------------------------------------------------------------
     def card(self, pos: Pos) -> Card | None:
@@ -139,6 +153,7 @@ class Evaluator:
         own = [m for m in melds if m.team == team]
         value = sum(self.meld_value(m, k) for m in own)
         seats = [s for s in range(self.n) if state.team_of[s] == team]
+        wilds = 0
         for s in seats:
             cards: list[Card] = []
             unknown = 0
@@ -149,6 +164,7 @@ class Evaluator:
                 else:
                     cards.append(c)
             value += self.hand_value(cards, unknown, own, k)
+            wilds += sum(1 for c in cards if _wild(c))
             if len(cards) == 2 and not unknown and team not in state.team_pozzetto:
                 value += self.pair_out(cards[0], cards[1])
         # a pozzetto taken by a final discard waits face down: count it as unknown hand cards
@@ -161,11 +177,34 @@ class Evaluator:
         elif any(m.cls is not None for m in own):
             value -= min(float(self.rules.closing_bonus), CLOSE_PER_CARD * emptiest)
         if not any(m.cls is not None for m in own):
-            value -= self.need_burraco(team in state.team_pozzetto, own)
+            value -= self.need_burraco(team in state.team_pozzetto, own, wilds)
+        if team in state.team_pozzetto:
+            value += OUTS * self.outs(own)
         return value
 
+    def outs(self, own: Sequence[MeldFacts]) -> float:
+        """The share of unseen cards that would go on one of the side's melds (a natural that
+        extends one, any wild while a meld holds none): with its pozzetto taken, a seat holding
+        one card closes when it draws one (FIBUR-22), and before the burraco such a card is what
+        lengthens the melds. Measured against greedy, from one card our draws closed 48 % of
+        turns (outs 0.45: 3.4 sets of 7.4 melds), greedy's 63 % (outs 0.54: 4.7 sets of 8.2)."""
+        faces: set[Card] = set()
+        wild_free = False
+        for m in own:
+            key = (m.kind, m.suit, m.start, m.end, m.wild_slot)
+            acc = self._accepts.get(key)
+            if acc is None:
+                acc = frozenset(c for c in self.unseen if not _wild(c) and extends(c, m))
+                self._accepts[key] = acc
+            faces |= acc
+            wild_free = wild_free or not m.wild
+        n = sum(self.unseen[c] for c in faces)
+        if wild_free:
+            n += self.unseen_wilds
+        return n / self.n_unseen
+
     @staticmethod
-    def need_burraco(has_pozzetto: bool, own: Sequence[MeldFacts]) -> float:
+    def need_burraco(has_pozzetto: bool, own: Sequence[MeldFacts], wilds: int = 0) -> float:
         """A side with its pozzetto and no burraco cannot close (FIBUR-22) however few cards
         it holds: each card its longest meld lacks to be a burraco (FIBUR-26) costs, so the
         cards go on one meld until it is seven long rather than spread over many short ones
@@ -175,6 +214,8 @@ class Evaluator:
         2 alone 70.5)."""
         per = NEED_BURRACO_PER_CARD if has_pozzetto else NEED_BURRACO_NOPOZ
         longest = max((m.length for m in own), default=0)
+        if wilds and any(m.length == longest and not m.wild for m in own):
+            longest += 1  # a wild the side holds can lengthen a clean longest meld (FIBUR-12)
         return per * max(0, BURRACO_MIN - longest)
 
     def pair_out(self, a: Card, b: Card) -> float:

@@ -17,7 +17,10 @@ estimate (`_burraco_eval.Evaluator`) and plays the best, one step at a time.
   closes first wins ~95 % of hands, so a win in hand is not traded for a bigger margin
   later. A pile that makes either possible this turn is taken. Otherwise a side without its
   pozzetto pays per card of its emptiest hand in the estimate, which pushes the hand down
-  to zero, and a closing discard is scored as the finished hand.
+  to zero, and a closing discard is scored as the finished hand. Once the side has its
+  pozzetto the estimate also counts its *outs* — the share of unseen cards that would go on
+  one of its melds — and a wild it holds as a card of a clean longest meld, so that wild is
+  kept for the card that makes the first burraco.
 - **Discarding.** Each card is weighed by what the hand loses without it plus what it would
   give the next seat when that seat is an opponent: a wild, or a card that extends one of its
   melds, costs more the bigger the pile it lands on; a card that pairs or runs with cards
@@ -60,6 +63,45 @@ closer's no-pile rule at three cards (70.4: 68.8 / 71.2 / 70.1 / 71.5 / 69.0 / 7
 68.6). After NEED_BURRACO_PER_CARD 50 and MATERIAL 2 (mean 71.3: 71.5 / 74.9 / 70.5 / 72.6 /
 68.0 / 72.4 / 71.2 / 69.2): MATERIAL 0.5 (71.5: 70.2 / 75.0 / 70.5 / 73.6 / 70.2 / 74.9 / 68.8
 / 69.0), TAKE_HURDLE 50 (70.7).
+
+Kept after that (seeds 0-3 of 400 paired hands 71.5 / 74.9 / 70.5 / 72.6, mean 72.4 ->
+74.6 / 76.6 / 70.8 / 75.1, mean 74.3; seeds 4-7 68.0 / 72.4 / 71.2 / 69.2 -> 70.8 / 73.6 /
+71.2 / 70.0; seeds 8-15 65.0 / 70.8 / 64.6 / 71.0 / 69.6 / 73.6 / 67.4 / 68.4, mean 68.8 ->
+66.9 / 72.2 / 67.9 / 73.2 / 72.5 / 75.2 / 68.4 / 65.2, mean 70.2), four changes that each
+measured within the noise alone on seeds 0-3 (mean 72.8, 72.8, 72.8, 72.7) and together do
+not:
+the estimate's outs (`_burraco_eval.Evaluator.outs`, OUTS 200 once the side has its
+pozzetto), a wild in hand counted toward a clean longest meld (`need_burraco`), THREAT_CLOSE
+0.4 (was 0.6) and CLOSER_HAND 3 (was 2). Each taken out again, seeds 0-7 (with the two
+danger changes below still in, mean 72.95): without the outs 72.5, without the wild 72.1,
+THREAT_CLOSE 0.6 72.4, CLOSER_HAND 2 72.5. What they answer (seed 0, 400 hands): the
+heuristic closed 284, greedy 113 (57 with our side able to close, 34 with our pozzetto but
+no burraco, 22 before our pozzetto); from one card our draws closed 48 % of turns (outs 0.45,
+3.4 sets among 7.4 melds), greedy's 63 % (outs 0.54, 4.7 sets of 8.2); the lost hands with
+the pozzetto and no burraco sat at one card a hand with melds of five and six, a wild spent
+on a set of three.
+
+Tried then and not kept (seeds 0-3, baseline mean 72.4): the outs only once the side may
+close, 100 (72.2) or 300 (72.5) — they moved our outs at one card from 0.45 to 0.47 only —
+and 100 also before the pozzetto (72.0); a cost per seat holding one card while the side has
+its pozzetto and no burraco (it can attach nothing but the seventh card), 30 (71.7) or 60
+(71.9); 25 or 60 for three cards of which two a third card melds once the side may close
+(72.0, 72.1); greedy's play once the side may close (67.1) or has its pozzetto (56.7) —
+its closing race is worse than ours; a pozzetto not taken at once while the longest meld
+is under five (71.1) or ever (64.8); melding down to two or three cards before the discard
+once the side may close (72.3, 72.3: the bot already does); no danger per pile card when
+the pile already holds a card the next opponent can use (identical: its partner would have
+taken that pile); MIN_GAIN 5 (71.3), 15 (65.4), -3 (72.5), -8 (71.8); CLOSER_HAND 1 (72.1)
+or 4 (72.3); CLOSE_PER_CARD 20 (72.4) or 5 (72.45); POZZETTO_PER_CARD 25 (71.4) or 10
+(71.7); PAIR_OUT 40 (72.5); NEED_BURRACO_PER_CARD 70 (72.6); THREAT_CLOSE 0.8 (72.3);
+THREAT_POZZETTO 0.1 (72.2) or 0.4 (72.1); OWN_POZZETTO 0.15 (71.7); WILD_OPTION 25 (71.1);
+EXTENDS_OWN 3 (71.3) or 10 (71.65); LINK 4 (71.25); POTENTIAL_SET x1.5 (72.7); DANGER_WILD
+50 (72.6); DANGER_EXTENDS 30 (70.9); DANGER_BURRACO 80 (72.4); DANGER_PILE_LINK 4 (73.15:
+71.2 / 74.8 / 72.8 / 73.8, seeds 4-7 70.0 against 70.2) or 0 (70.7). On top of the four
+kept: DANGER_WILD 50 and DANGER_PILE_LINK 4 (seeds 0-7 72.95 against 72.84 without them,
+either one alone no different), and then OUTS 300 (seeds 0-3 74.6), THREAT_CLOSE 0.3
+(74.8), MIN_GAIN -3 (73.9), PAIR_OUT 40 (74.8), DANGER_PILE_LINK 2 (74.1), CLOSER_HAND 4
+(74.85), POTENTIAL_SET x1.5 (73.2), NEED_BURRACO_PER_CARD 70 (74.8), all against 74.9.
 """
 
 from __future__ import annotations
@@ -79,7 +121,7 @@ MAX_CANDIDATES = 120       # meld/attach candidates weighed per step
 TAKE_LOOKAHEAD = 4         # melds simulated after taking the pile
 DRAW_LINK_HOPE = 10.0      # a drawn card may link with the hand (Modificato's redraw)
 TAKE_HURDLE = 40.0         # what a pile must beat a draw by, early (see _draw_value)
-CLOSER_HAND = 2            # a seat that may close with this many cards takes no pile that
+CLOSER_HAND = 3            # a seat that may close with this many cards takes no pile that
                            # does not close the hand at once
 MIN_GAIN = 0.5             # a meld must beat stopping by this much
 # What a discard gives the next seat (an opponent), in points of the estimate:
@@ -148,7 +190,8 @@ class HeuristicBot:
         """A seat whose side may close (pozzetto taken, a burraco down: FIBUR-22) and which
         holds CLOSER_HAND cards or fewer: it closes as soon as a drawn card fits, and a pile
         that does not close at once would only put it further from that (measured: +1.3
-        points against greedy over 4 seeds of 400 paired hands, every seed up)."""
+        points against greedy over 4 seeds of 400 paired hands, every seed up, at two cards;
+        three kept with the outs, see the module doc: seeds 0-7 72.5 -> 72.95 %)."""
         team = state.team_of[seat]
         return (len(state.hands[seat]) <= CLOSER_HAND and team in state.team_pozzetto
                 and any(m.team == team and m.cls is not None for m in ev.melds(state)))
