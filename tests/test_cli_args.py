@@ -7,6 +7,7 @@ process checks that the installed entry point behaves the same."""
 
 from __future__ import annotations
 
+import random
 import subprocess
 import sys
 import time
@@ -159,3 +160,12 @@ def test_networked_play_hands_think_to_its_bots(monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(Stop):
         start_play(types.SimpleNamespace(callInThread=lambda *a: None), args)
     assert seen == {"strategy": "expert", "think": 0.25}
+
+
+def test_the_think_help_says_the_bots_own_default() -> None:
+    """`--think`'s help (the same on every command) names the default the experts use."""
+    from p2p_burraco.bots import briscola_expert, burraco_expert
+    from p2p_burraco.commands.argtypes import THINK_HELP
+
+    for bot in (burraco_expert.ExpertBot, briscola_expert.ExpertBot):
+        assert f"(default {bot(random.Random(0)).think:g})" in THINK_HELP

@@ -48,7 +48,7 @@ def wilson(score: float, n: int, z: float = Z_95) -> tuple[float, float]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from ..commands.argtypes import seconds
+    from ..commands.argtypes import add_think
 
     p.add_argument("--game", default="burraco", choices=("burraco", "briscola"))
     p.add_argument("--games", type=int, default=None,
@@ -59,7 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-games", type=int, default=2000,
                    help="never more games than this per pairing (default 2000)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    add_think(p)
     p.add_argument("--players", type=int, default=None,
                    help="seats: Burraco 2, 4 or 6 (default 4); Briscola 2 or 4 (default 2)")
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")

@@ -59,7 +59,10 @@ take 56.7 %; letting the heuristic also play the *next* seat's turn of each roll
 does with the discard and the pile is what the choice is about) 65.0 % — but only with the
 clock's safety net off, at 587 ms a move on average and 3.8 s at worst; priced to fit the
 budget (`COST_PER_ROLLOUT` 0.012, so fewer deals) it fell back to 55.0 %, and on 40 deals of
-seed 5, safety net off, it won 57.5 % against this bot's 60.0 % there. A rollout policy
+seed 5, safety net off, it won 57.5 % against this bot's 60.0 % there. Given a whole second
+(`--think 1`, the most a default may be) and priced at its 12 ms a rollout, on 120 games of
+seed 1 it won 53.3 % (44.4-62.0; 495 ms a move, 1.58 s at worst): no gain worth twice the
+time. A rollout policy
 that is the heuristic's at greedy's cost is the open lead. The number of
 determinizations comes from the time budget (`_think.Budget`), so a seed and a `--think`
 reproduce a game.

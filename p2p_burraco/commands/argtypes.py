@@ -86,6 +86,16 @@ def strategy_list(text: str) -> str:
     return ",".join(names)
 
 
+THINK_HELP = "per-move time budget of an expert bot, in seconds (default 0.5)"
+"""The default is the bots' own (`bots._think.DEFAULT_THINK`); a test keeps this text true."""
+
+
+def add_think(p: argparse.ArgumentParser) -> None:
+    """`--think SECONDS`, the same on every command that can seat an expert bot."""
+    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS",
+                   help=THINK_HELP)
+
+
 def add_lang(p: argparse.ArgumentParser, default: str | None = argparse.SUPPRESS) -> None:
     """`--lang it|en`: the language of card names and help (default: the locale's)."""
     from ..cardnames import LANGS

@@ -13,7 +13,7 @@ HELP = "host tables for peers to join (listens on 127.0.0.1 unless --bind 0.0.0.
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count, seconds
+    from .argtypes import GAMES, STRATEGIES, add_think, int_at_least, port, seat_count, seconds
 
     p.add_argument("--bind", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1; 0.0.0.0 opens it to the LAN)")
@@ -26,7 +26,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="end the match after K hands (the host then exits; see --keep)")
     p.add_argument("--bots", type=int_at_least(0), default=0, help="seat K bots (peers over loopback)")
     p.add_argument("--strategy", default=None, choices=STRATEGIES, help="strategy of the host's bots (heuristic, greedy, random, expert; default heuristic)")
-    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    add_think(p)
     p.add_argument("--clock", type=seconds(positive=True), default=None, metavar="SECONDS",
                    help="seconds per move (default 90 for Burraco, 30 for Briscola) [TABLE-1]")
     p.add_argument("--match-clock", type=seconds(positive=True), default=None, metavar="MINUTES",

@@ -14,7 +14,7 @@ DEFAULT_PORT = 7777
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .argtypes import STRATEGIES, int_at_least, seconds
+    from .argtypes import STRATEGIES, add_think, int_at_least, seconds
 
     p.add_argument("address", metavar="HOST[:PORT]", nargs="?", default=None,
                    help=f"the host (port {DEFAULT_PORT} unless given), as printed by "
@@ -27,7 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--strategy", default=None, choices=STRATEGIES,
                    help="with --bot: the bot strategy (heuristic, greedy, random or expert; "
                         "default heuristic)")
-    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    add_think(p)
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
     p.add_argument("--seat", type=int_at_least(0), default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,

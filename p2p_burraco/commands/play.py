@@ -15,7 +15,7 @@ HELP = "play against bots: a host on loopback, bots in the other seats, the cons
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count, seconds
+    from .argtypes import GAMES, STRATEGIES, add_think, int_at_least, port, seat_count
 
     p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules --list`)")
@@ -32,7 +32,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    choices=STRATEGIES, help="bot strategy for the other seats "
                    "(heuristic, greedy, random, expert)")
     p.add_argument("--port", type=port, default=0, help="loopback port of the host (0: any free)")
-    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    add_think(p)
     p.add_argument("--data-dir", default=None, help="where keys and hand records go")
     p.add_argument("--offline", action="store_true",
                    help="no network, no fair-deal cryptography: a plain seeded deal in-process")

@@ -10,7 +10,7 @@ HELP = "play whole hands between bots in one process and print the scores"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from .argtypes import GAMES, int_at_least, seat_count, seconds, strategy_list
+    from .argtypes import GAMES, add_think, int_at_least, seat_count, strategy_list
 
     p.add_argument("--game", default="burraco", choices=GAMES)
     p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
@@ -29,7 +29,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--record", default=None, metavar="DIR",
                    help="with --fair: write one transcript per hand into DIR")
     p.add_argument("--quiet", action="store_true", help="print only the match total")
-    p.add_argument("--think", type=seconds(positive=True), default=None, metavar="SECONDS", help="per-move time budget of an expert bot (default 0.5)")
+    add_think(p)
 
 
 def run(args: argparse.Namespace) -> int:
