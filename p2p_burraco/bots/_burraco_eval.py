@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from ..games.base import Pos, Seat
 from ..games.burraco import BURRACO_MIN, BurracoHand, classify
+from ..games.burraco.state import MeldState
 from ..games.burraco.scoring import estimate_side
 from ..games.cards import Card, CardId
 from ._seen import seen_ids
@@ -77,10 +78,34 @@ class MeldFacts:
     wild_slot: int | None
     length: int
     cls: str | None        # the engine's classification: pulito / semipuro / sporco / None
+    points: float          # the cards' points (FIBUR-28), summed once
 
 
 def _wild(card: Card) -> bool:
     return card.rank in (0, 2)
+
+
+_DECKS: dict[tuple[int, object], tuple[object, float, dict[Card, int]]] = {}
+
+
+def _deck_facts(state: BurracoHand) -> tuple[float, dict[Card, int]]:
+    """The deck's average card points and its copies of each face: the same for every
+    decision under one rule set, so worked out once (they were a fifth of a decision's
+    time). Keyed by the rule set's identity (it holds a dict, so it has no hash); the entry
+    keeps the rule set alive, so the identity cannot be reused while it is cached."""
+    rules = state.rules
+    key = (id(rules), state.deck.kind)
+    facts = _DECKS.get(key)
+    if facts is None or facts[0] is not rules:
+        if len(_DECKS) > 64:
+            _DECKS.clear()
+        faces = state.deck.cards
+        points = [rules.card_points(c) for c in faces]
+        counts: dict[Card, int] = {}
+        for c in faces:
+            counts[c] = counts.get(c, 0) + 1
+        facts = _DECKS[key] = (rules, sum(points) / len(points), counts)
+    return facts[1], facts[2]
 
 
 class Evaluator:
@@ -91,19 +116,22 @@ class Evaluator:
         self.rules = state.rules
         self.n = state.n_seats
         self.known: dict[Pos, CardId] = seen_ids(state, seat)
-        self.faces = state.deck.cards
-        deck_points = [self.rules.card_points(c) for c in self.faces]
-        self.avg_points = sum(deck_points) / len(deck_points)
-        self.start_stock = max(1, len(self.faces) - state.schedule.stock_start)
-        known_ids = set(self.known.values())
-        unseen: dict[Card, int] = {}
-        for cid, c in enumerate(self.faces):
-            if cid not in known_ids:
-                unseen[c] = unseen.get(c, 0) + 1
+        self.faces = faces = state.deck.cards
+        self.avg_points, counts = _deck_facts(state)
+        self.start_stock = max(1, len(faces) - state.schedule.stock_start)
+        unseen = dict(counts)
+        for cid in set(self.known.values()):
+            c = faces[cid]
+            left = unseen[c] - 1
+            if left:
+                unseen[c] = left
+            else:
+                del unseen[c]
         self.unseen = unseen
         self.n_unseen = max(1, sum(unseen.values()))
         self.unseen_wilds = sum(n for c, n in unseen.items() if _wild(c))
         self._accepts: dict[tuple[object, ...], frozenset[Card]] = {}
+        self._facts: dict[tuple[object, ...], MeldFacts] = {}
 
     # --- reading ------------------------------------------------------------------------
     def card(self, pos: Pos) -> Card | None:
@@ -111,17 +139,33 @@ class Evaluator:
         return None if cid is None else self.faces[cid]
 
     def melds(self, state: BurracoHand) -> list[MeldFacts]:
+        """The table's melds as the estimate reads them. A decision scores many copies that
+        share all melds but one, so each meld's facts are worked out once per decision, keyed
+        by what fixes them: its side, kind, suit, placement and cards (positions, whose faces
+        this seat knows: melds are face up)."""
         out = []
+        facts = self._facts
         for m in state.melds.values():
-            cards = [self.card(p) for p in m.positions]
-            if any(c is None for c in cards):  # cannot happen: melds are face up
-                continue
-            faces = [c for c in cards if c is not None]
-            arr = m.arrangement()
-            cls = classify(faces, arr, self.rules)
-            out.append(MeldFacts(m.team, m.kind, faces, m.suit, arr.start, arr.end,
-                                 arr.wild is not None, arr.wild_slot(), len(faces), cls))
+            key = (m.team, m.kind, m.suit, m.start, m.wild, *m.positions)
+            f = facts.get(key)
+            if f is None:
+                f = self._meld_facts(m)
+                if f is None:  # cannot happen: melds are face up
+                    continue
+                facts[key] = f
+            out.append(f)
         return out
+
+    def _meld_facts(self, m: MeldState) -> MeldFacts | None:
+        cards = [self.card(p) for p in m.positions]
+        if any(c is None for c in cards):
+            return None
+        faces = [c for c in cards if c is not None]
+        arr = m.arrangement()
+        cls = classify(faces, arr, self.rules)
+        points = float(sum(self.rules.card_points(c) for c in faces))
+        return MeldFacts(m.team, m.kind, faces, m.suit, arr.start, arr.end, arr.wild is not None,
+                         arr.wild_slot(), len(faces), cls, points)
 
     # --- the estimate -------------------------------------------------------------------
     def urgency(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
@@ -229,7 +273,7 @@ class Evaluator:
         return 0.0
 
     def meld_value(self, m: MeldFacts, urgency: float) -> float:
-        pts = float(sum(self.rules.card_points(c) for c in m.cards))
+        pts = m.points
         if m.cls is not None:
             return pts + self._bonus(m)
         table = POTENTIAL_RUN if m.kind == "run" else POTENTIAL_SET
