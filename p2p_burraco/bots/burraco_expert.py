@@ -54,9 +54,10 @@ margin stays. Letting the heuristic play every seat for the first eight steps of
 (instead of greedy bots after the seat's own turn) looked worse in a short run (42.5 % against
 57.5 %, 40 games each, `--think 0.1`) and costs a third more time. Against the stronger heuristic
 of stop 24 (76 % against greedy), on the bench's 60 deals of seed 0 at `--think 0.5`: this
-bot 55.0 %; with a stricter bar (`SIGMAS` 3 instead of 2) 56.7 %; weighing no draw or
-take 56.7 %; letting the heuristic also play the *next* seat's turn of each rollout (what it
-does with the discard and the pile is what the choice is about) 65.0 % — but only with the
+bot 55.0 % (over 200 games 54.0 %, 47.3-61.0); with a stricter bar (`SIGMAS` 3 instead of
+2) 56.7 %; weighing no draw or take 56.7 %; letting the heuristic also play the *next*
+seat's turn of each rollout (what it does with the discard and the pile is what the choice
+is about) 65.0 % — but only with the
 clock's safety net off, at 587 ms a move on average and 3.8 s at worst; priced to fit the
 budget (`COST_PER_ROLLOUT` 0.012, so fewer deals) it fell back to 55.0 %, and on 40 deals of
 seed 5, safety net off, it won 57.5 % against this bot's 60.0 % there. Given a whole second
