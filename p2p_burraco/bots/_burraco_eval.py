@@ -64,9 +64,10 @@ OUTS = 200.0               # a side with its pozzetto: times the share of unseen
                            # would go on one of its melds (see outs)
 
 
-@dataclass
+@dataclass(frozen=True)
 class MeldFacts:
-    """A meld as the evaluation reads it (all of it is face up)."""
+    """A meld as the evaluation reads it (all of it is face up). Frozen: one decision's
+    copies share these (`Evaluator.melds`)."""
 
     team: int
     kind: str
