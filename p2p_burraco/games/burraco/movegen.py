@@ -992,8 +992,7 @@ class _AttachParts:
                 a0 = attach_run_asked0(rules, self.prefix, suit, arr, new, end, vmemo)
                 if a0 is None:
                     continue
-                ak: ArrKey = (a0.kind, a0.order, a0.start,
-                              None if a0.suit is None else suit, a0.wild)
+                ak = _in_suit(arr_key(a0), suit)
             else:
                 arr2 = attach_set_quiet(rules, meld_codes, arr, new, end, vmemo)
                 if arr2 is None:
