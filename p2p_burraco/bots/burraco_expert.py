@@ -52,23 +52,22 @@ Scoring a rollout by whether the hand is won (margin ± 200 points) rather than 
 alone was tried: 55.0 % against 55.5 % (`--think 0.1`, seed 3, the same 200 games), so the
 margin stays. Letting the heuristic play every seat for the first eight steps of a rollout
 (instead of greedy bots after the seat's own turn) looked worse in a short run (42.5 % against
-57.5 %, 40 games each, `--think 0.1`) and costs a third more time. Against the stronger heuristic
-of stop 24 (76 % against greedy), on the bench's 60 deals of seed 0 at `--think 0.5`: this
-bot 55.0 % (over 200 games 54.0 %, 47.3-61.0); with a stricter bar (`SIGMAS` 3 instead of
-2) 56.7 %; weighing no draw or take 56.7 %; letting the heuristic also play the *next*
-seat's turn of each rollout (what it does with the discard and the pile is what the choice
-is about) 65.0 % — but only with the
-clock's safety net off, at 587 ms a move on average and 3.8 s at worst; priced to fit the
-budget (`COST_PER_ROLLOUT` 0.012, so fewer deals) it fell back to 55.0 %, and on 40 deals of
-seed 5, safety net off, it won 57.5 % against this bot's 60.0 % there. Given a whole second
-(`--think 1`, the most a default may be) and priced at its 12 ms a rollout, on 120 games of
-seed 1 it won 53.3 % (44.4-62.0; 495 ms a move, 1.58 s at worst): no gain worth twice the
-time. Never weighing a stop against the heuristic's meld (the move most often overruled in the
-single-decision study above) won 61.0 % on the same 200 games of seed 0 but 51.0 % on 200 of
-seed 1 (the next-seat variant's 53.3 % was there): the luck of a set of deals, not a gain,
-and not kept. A rollout policy that is the heuristic's at greedy's cost is the open lead.
-The number of determinizations comes from the time budget (`_think.Budget`), so a seed and a
-`--think` reproduce a game.
+57.5 %, 40 games each, `--think 0.1`) and costs a third more time. Against the stronger
+heuristic of stop 24 (76 % against greedy), on the bench's 60 deals of seed 0 at `--think 0.5`:
+this bot 55.0 % (over 200 games 54.0 %, 47.3-61.0); with a stricter bar (`SIGMAS` 3 instead of
+2) 56.7 %; weighing no draw or take 56.7 %; letting the heuristic also play the *next* seat's
+turn of each rollout (what it does with the discard and the pile is what the choice is about)
+65.0 % — but only with the clock's safety net off, at 587 ms a move on average and 3.8 s at
+worst; priced to fit the budget (`COST_PER_ROLLOUT` 0.012, so fewer deals) it fell back to
+55.0 %, and on 40 deals of seed 5, safety net off, it won 57.5 % against this bot's 60.0 %
+there. Given a whole second (`--think 1`, the most a default may be) and priced at its 12 ms a
+rollout, on 120 games of seed 1 it won 53.3 % (44.4-62.0; 495 ms a move, 1.58 s at worst): no
+gain worth twice the time. Never weighing a stop against the heuristic's meld (the move most
+often overruled in the single-decision study above) won 61.0 % on the same 200 games of seed 0
+but 51.0 % on 200 of seed 1 (the next-seat variant's 53.3 % was there): the luck of a set of
+deals, not a gain, and not kept. A rollout policy that is the heuristic's at greedy's cost is
+the open lead. The number of determinizations comes from the time budget (`_think.Budget`), so
+a seed and a `--think` reproduce a game.
 """
 
 from __future__ import annotations
