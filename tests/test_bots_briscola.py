@@ -8,6 +8,7 @@ import random
 import pytest
 
 from p2p_burraco.benchmarks.bots import play_series
+from p2p_burraco.bots._think import MIN_DEALS
 from p2p_burraco.bots.briscola_heuristic import HeuristicBot
 from p2p_burraco.games.briscola import PRESETS, BriscolaHand, Play, stacked_order
 
@@ -61,6 +62,30 @@ def test_pairs_load_the_partners_sure_trick() -> None:
     _play(state, 1, "Ad")
     _play(state, 2, "5s")
     assert _bot_card(state, 3) == "As"
+
+
+def test_pairs_playouts_stop_early_only_on_a_clear_choice() -> None:
+    """BRISCOLA-5: in pairs the playouts stop before their cap once one card is clearly best
+    (the partner's sure trick loaded: the asso, not a liscio), never before `MIN_DEALS`, and
+    a cap below that is played out in full; the same rng gives the same count (the stop reads
+    the values, not the clock)."""
+    def position() -> BriscolaHand:
+        state = _hand(4, 3, {0: "4c 6b 7s", 1: "Ad 5c 6s", 2: "5s 4b 7c", 3: "As 6c 2b"},
+                      trump="7d")
+        for seat, card in ((0, "4c"), (1, "Ad"), (2, "5s")):
+            _play(state, seat, card)
+        return state
+
+    counts = []
+    for _ in range(2):
+        bot = HeuristicBot(random.Random(0))
+        assert str(position().deck[bot.choose(position(), 3).card]) == "As"
+        counts.append(bot.last_playouts)
+    assert counts[0] == counts[1]
+    assert MIN_DEALS <= counts[0] < bot.playouts
+    short = HeuristicBot(random.Random(0), playouts=MIN_DEALS - 8)
+    short.choose(position(), 3)
+    assert short.last_playouts == MIN_DEALS - 8
 
 
 def test_beats_random_head_to_head() -> None:

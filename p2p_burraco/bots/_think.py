@@ -10,6 +10,7 @@ move, but it keeps the table waiting at most that long).
 
 from __future__ import annotations
 
+import math
 import time
 
 DEFAULT_THINK = 0.5
@@ -37,3 +38,64 @@ class Budget:
         """Stop now? Never before `minimum` iterations (fewer tell the search nothing: a
         paired comparison needs two), else once past the safety-net deadline."""
         return done >= self.minimum and time.perf_counter() > self.deadline
+
+
+CLEAR_Z = 3.0
+"""A sampled search may stop early once its leading move is this many standard errors ahead."""
+MIN_DEALS = 48
+"""… but never before this many samples …"""
+CHECK_EVERY = 16
+"""… and it looks only every this many (a check costs a pass over the samples)."""
+
+
+class PairedMeans:
+    """Running sums of a sampled search's values, one row per sample (the same sampled deal
+    for every move): each move's total and, for every pair of moves, the sum and the sum of
+    squares of their differences. Adding a row and asking `clear` cost the same however many
+    samples there are, so a search may ask often."""
+
+    def __init__(self, k: int) -> None:
+        self.k = k
+        self.n = 0
+        self.totals = [0.0] * k
+        self.pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
+        self.d1 = [0.0] * len(self.pairs)
+        self.d2 = [0.0] * len(self.pairs)
+
+    def add(self, row: list[float]) -> None:
+        self.n += 1
+        for i, v in enumerate(row):
+            self.totals[i] += v
+        for p, (i, j) in enumerate(self.pairs):
+            d = row[i] - row[j]
+            self.d1[p] += d
+            self.d2[p] += d * d
+
+    def means(self) -> list[float]:
+        n = max(1, self.n)
+        return [t / n for t in self.totals]
+
+    def clear(self, offsets: list[float] | None = None) -> bool:
+        """Is one move ahead of every other by `CLEAR_Z` standard errors of the paired
+        differences? `offsets`: a fixed score added to each move's average (a rule of
+        thumb). Values only, never the clock: a search that stops on it stays reproducible.
+        A move that scores the same as the leader on every sample does not hold the search
+        back (more samples would tell nothing)."""
+        n = self.n
+        if n < 2:
+            return False
+        extra = offsets or [0.0] * self.k
+        means = [t / n + e for t, e in zip(self.totals, extra)]
+        lead = max(range(self.k), key=means.__getitem__)
+        for p, (i, j) in enumerate(self.pairs):
+            if lead not in (i, j):
+                continue
+            sign = 1.0 if lead == i else -1.0
+            other = j if lead == i else i
+            mean = sign * self.d1[p] / n
+            var = max(0.0, (self.d2[p] - n * mean * mean) / (n - 1))
+            ahead = mean + extra[lead] - extra[other]
+            if ahead <= CLEAR_Z * math.sqrt(var / n) and (ahead or var):
+                return False    # not clearly behind, yet not the same on every sample either
+        return True
+

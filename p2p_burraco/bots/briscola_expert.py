@@ -28,14 +28,13 @@ machine plays a weaker expert, so compare figures from an idle one.
 
 from __future__ import annotations
 
-import math
 import random
 
 from ..games.base import Action, HandState, Seat
 from ..games.briscola import BriscolaHand, Play
 from ._briscola_fast import Solver2, Tables, bits, mask_of
 from ._seen import seen_id
-from ._think import DEFAULT_THINK, Budget
+from ._think import CHECK_EVERY, DEFAULT_THINK, MIN_DEALS, Budget, PairedMeans
 from .briscola_belief import HandBelief, OpponentReader
 from .briscola_heuristic import _EXACT_2P_STOCK, HeuristicBot, _Table
 
@@ -50,11 +49,6 @@ COST_2P_SOLVE_GROWTH = 4.0
 COST_2P_ROLLOUT = 0.0019
 COST_PLAYOUT = 0.00015       # pairs: seconds per playout deal (all candidates), measured
 COST_4P_SAMPLE = 0.003       # pairs: seconds per deal searched once the stock is spent
-# Early stop: from this many deals on, every `_CHECK_EVERY`, stop once the leading card's
-# paired advantage over every other is this many standard errors.
-_MIN_DEALS = 48
-_CHECK_EVERY = 16
-_CLEAR_Z = 3.0
 
 
 class ExpertBot(HeuristicBot):
@@ -85,8 +79,9 @@ class ExpertBot(HeuristicBot):
             return self._head_to_head(table, plays)
         self.playouts = Budget(self.think, COST_PLAYOUT).iterations
         self.samples = Budget(self.think, COST_4P_SAMPLE).iterations
-        self.last_iterations = self.samples if stock == 0 else self.playouts
-        return super().choose(state, seat)
+        choice = super().choose(state, seat)
+        self.last_iterations = self.samples if stock == 0 else self.last_playouts
+        return choice
 
     # --- head to head ----------------------------------------------------------------------
     def _head_to_head(self, table: _Table, plays: list[Play]) -> Play:
@@ -133,14 +128,16 @@ class ExpertBot(HeuristicBot):
         else:
             cost = COST_2P_ROLLOUT
         budget = Budget(self.think, cost)
-        rows = []
+        rows: list[list[float]] = []
+        acc = PairedMeans(len(plays))
         for i in range(budget.iterations):
             if budget.out_of_time(i):
                 break
-            if i >= _MIN_DEALS and i % _CHECK_EVERY == 0 and _clear(rows):
+            if i >= MIN_DEALS and i % CHECK_EVERY == 0 and acc.clear():
                 break
             deal = self._read_deal(table, belief) if belief else self._random_deal(table)
             rows.append(values(*deal))
+            acc.add(rows[-1])
         self.last_iterations = len(rows)
         return self._best(table, plays, rows)
 
@@ -165,21 +162,3 @@ class ExpertBot(HeuristicBot):
                    PRIOR_WEIGHT * self._score(table, a), -i, a)
                   for i, a in enumerate(plays)]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
-
-
-def _clear(rows: list[list[float]]) -> bool:
-    """Is one card ahead of every other by `_CLEAR_Z` standard errors of the paired
-    differences (the same deals for every card)? Values only: the stop is reproducible."""
-    n = len(rows)
-    k = len(rows[0])
-    means = [sum(r[i] for r in rows) / n for i in range(k)]
-    lead = max(range(k), key=means.__getitem__)
-    for j in range(k):
-        if j == lead:
-            continue
-        diffs = [r[lead] - r[j] for r in rows]
-        mean = sum(diffs) / n
-        var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-        if mean <= _CLEAR_Z * math.sqrt(var / n) and (mean or var):
-            return False    # not clearly behind, yet not the same on every deal either
-    return True

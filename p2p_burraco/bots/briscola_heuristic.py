@@ -21,7 +21,15 @@ How it thinks, in the order a club player would:
   average result plus the rule-of-thumb score above picks the card. In those playouts the
   opponents slip (play a card at random) half the time: assuming they always find the
   sensible card made the bot too timid against real, fallible players. Head to head the
-  rules of thumb alone measured better, so playouts are for pairs only.
+  rules of thumb alone measured better, so playouts are for pairs only. Up to `_PLAYOUTS`
+  (800) deals are played, and the search stops from the 48th on once one card is clearly
+  ahead (`_think.PairedMeans`: 3 standard errors of the paired differences, the rule of
+  thumb included): against random pairs, seeds 0-3 of 400 games each, 80 deals won 86.5 /
+  90.2 / 86.5 / 88.8 % (mean margin +45.1 points, 5.4 ms a move); 800 deals every time 88.8
+  / 89.0 / 89.0 / 89.0 % (+48.0, 42 ms); 800 with the early stop 90.5 / 90.2 / 89.5 / 89.2 %
+  (+48.2, 31 ms); 2 000 every time, seeds 0-1, 90.0 / 88.5 % (+46.5, 98 ms). The earlier
+  trial below (160 deals, no gain) looked at too few deals to see it; the figures below were
+  taken with 80 deals.
 - **Endgame.** When what is left is small, it stops guessing and searches: head to head with
   at most two cards to draw it enumerates every way the unseen cards can lie (opponent's hand,
   last stock card) and plays every line out exactly; in pairs with the stock spent it samples
@@ -80,12 +88,13 @@ from ..games.briscola.faces import TOTAL_POINTS, WINNING_POINTS, draw_order
 from ..games.cards import Card, CardId, Suit
 from ._briscola_fast import keep_value
 from ._seen import seen_id, unseen_ids
+from ._think import CHECK_EVERY, MIN_DEALS, PairedMeans
 
 # Search settings.
 _EXACT_2P_STOCK = 2          # head to head: search exactly with at most this many cards to draw
 _PAIRS_SAMPLES = 12          # pairs, stock spent: deals of the unseen cards sampled
 _SAVE_TRUST = 1.0            # a later partner may take the trick back: how far to count on it
-_PLAYOUTS = 80               # pairs: deals sampled and played out per decision
+_PLAYOUTS = 800              # pairs: at most this many deals sampled and played out per decision
 _PRIOR_WEIGHT = 1.0          # weight of the rule-of-thumb score beside the playouts
 _WIN_BONUS = 40              # a won smazzata is worth more than its points
 _OPP_NOISE = 0.5             # playouts: share of opponents' plays drawn at random (opponents
@@ -147,6 +156,7 @@ class HeuristicBot:
         self.rng = rng
         self.samples = _PAIRS_SAMPLES if samples is None else samples
         self.playouts = _PLAYOUTS if playouts is None else playouts
+        self.last_playouts = 0
 
     # --- entry -------------------------------------------------------------------------
     def choose(self, state: HandState, seat: Seat) -> Action:
@@ -155,6 +165,7 @@ class HeuristicBot:
         plays = [a for a in state.legal_actions(seat) if isinstance(a, Play)]
         if not plays:
             raise RuntimeError(f"seat {seat} has no legal play in phase {state.phase}")
+        self.last_playouts = 0
         if len(plays) == 1:
             return plays[0]
         table = self._read(state, seat)
@@ -171,20 +182,27 @@ class HeuristicBot:
     def _playout_choice(self, table: _Table, plays: list[Play]) -> Play:
         """Sample deals of the unseen cards (hidden hand slots, then the stock in a random
         order, the face-up briscola last) and play each candidate out with the quick policy;
-        the card with the best average wins, the rule-of-thumb score breaking near ties.
-        Every candidate of a deal meets the same opponents' slips (one noise seed per deal,
-        drawn from the bot's rng): the comparison then measures the card, not the luck."""
+        the card with the best average plus the rule-of-thumb score wins. Every candidate of
+        a deal meets the same opponents' slips (one noise seed per deal, drawn from the bot's
+        rng): the comparison then measures the card, not the luck. The search stops before
+        `playouts` deals once one card is clearly ahead (`_think.PairedMeans`, on the values
+        alone, so a seed replays the same game)."""
         noise = random.Random()
         search = _Search(table, noise)
-        totals = [0.0] * len(plays)
-        for _ in range(self.playouts):
+        prior = [_PRIOR_WEIGHT * self._score(table, a) for a in plays]
+        acc = PairedMeans(len(plays))
+        for i in range(self.playouts):
+            if i >= MIN_DEALS and i % CHECK_EVERY == 0 and acc.clear(prior):
+                break
             hands, stock = self._random_deal(table)
             seed = self.rng.getrandbits(32)
-            for i, play in enumerate(plays):
+            row = []
+            for play in plays:
                 noise.seed(seed)
-                totals[i] += search.rollout_after_play(hands, stock, play.card)
-        scored = [(totals[i] / self.playouts + _PRIOR_WEIGHT * self._score(table, a), -i, a)
-                  for i, a in enumerate(plays)]
+                row.append(search.rollout_after_play(hands, stock, play.card))
+            acc.add(row)
+        self.last_playouts = acc.n
+        scored = [(m + p, -i, a) for i, (m, p, a) in enumerate(zip(acc.means(), prior, plays))]
         return max(scored, key=lambda t: (t[0], t[1]))[2]
 
     def _random_deal(self, table: _Table) -> tuple[list[list[CardId]], list[CardId]]:
