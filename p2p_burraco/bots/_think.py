@@ -45,7 +45,8 @@ CLEAR_Z = 3.0
 MIN_DEALS = 48
 """… but never before this many samples …"""
 CHECK_EVERY = 16
-"""… and it looks only every this many (a check costs a pass over the samples)."""
+"""… and it looks only every this many: a test repeated after every sample would stop on
+noise more often than its 3 errors promise."""
 
 
 class PairedMeans:
@@ -63,6 +64,7 @@ class PairedMeans:
         self.d2 = [0.0] * len(self.pairs)
 
     def add(self, row: list[float]) -> None:
+        """One sample: the value of every move on the same sampled deal."""
         self.n += 1
         for i, v in enumerate(row):
             self.totals[i] += v
@@ -72,6 +74,7 @@ class PairedMeans:
             self.d2[p] += d * d
 
     def means(self) -> list[float]:
+        """Each move's average over the samples so far (0 before any)."""
         n = max(1, self.n)
         return [t / n for t in self.totals]
 

@@ -10,8 +10,9 @@ on each deal (perfect-information Monte Carlo), on a compact simulator (`_brisco
   it from the opponent's plays so far (Bayes' rule under a model of the rule of thumb,
   mixed with "any card" as the plays tell), sampled deals follow that reading and the
   enumerated ones are weighed by it.
-- **Pairs**: the heuristic's playouts, with as many sampled deals as the budget buys, and the
-  sampled exact search once the stock is spent.
+- **Pairs**: the heuristic's playouts, with as many sampled deals as the budget buys (they
+  stop sooner by the same rule as head to head), and the sampled exact search once the stock
+  is spent.
 
 Deals come only from what the seat has seen (`_seen.unseen_ids` through the heuristic's
 `_read`, the plays through `_seen.seen_id`), so the real hidden cards are never read. The
