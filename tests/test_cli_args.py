@@ -167,5 +167,6 @@ def test_the_think_help_says_the_bots_own_default() -> None:
     from p2p_burraco.bots import briscola_expert, burraco_expert
     from p2p_burraco.commands.argtypes import THINK_HELP
 
-    for bot in (burraco_expert.ExpertBot, briscola_expert.ExpertBot):
-        assert f"(default {bot(random.Random(0)).think:g})" in THINK_HELP
+    for game, bot in (("Burraco", burraco_expert.ExpertBot),
+                      ("Briscola", briscola_expert.ExpertBot)):
+        assert f"{bot(random.Random(0)).think:g} for {game}" in THINK_HELP

@@ -66,10 +66,18 @@ gain worth twice the time. Never weighing a stop against the heuristic's meld (t
 often overruled in the single-decision study above) won 61.0 % on the same 200 games of seed 0
 but 51.0 % on 200 of seed 1 (the next-seat variant's 53.3 % was there): the luck of a set of
 deals, not a gain, and not kept. A rollout policy that is the heuristic's at greedy's cost is
-the open lead. The shipped bot itself given `--think 1` (twice the deals, nothing else
-changed) won 62.0 % (55.4-68.7) on the same 200 games of seed 0 where it wins 54.0 % at 0.5,
-at 431 ms a move and 1.55 s at worst: the best figure yet, on one seed only; a second seed
-must confirm it before the default doubles. The number of determinizations comes from the time budget (`_think.Budget`), so
+the open lead.
+
+**A whole second by default.** The same bot, nothing changed but its budget, on the bench's
+200 games (`bench bots --bot expert --against heuristic --games 200 --precision 0`): seed 0
+54.0 % at `--think 0.5`, 62.0 % (55.4-68.7) at 1, 58.5 % (51.6-65.1; 879 ms a move, 3.05 s at
+worst) at 2; seed 1 50.0 % (43.1-56.9) at 0.5, 61.0 % (ties as half 61.5 %, 54.6-68.0) at 1. Over the
+400 games at 1 s, 61.9 % (ties as half; 57.0-66.5); 431 ms a move on average (a decision with one candidate is not
+searched) and 1.57 s at worst, inside the move's limits (mean 1 s, worst 2 s). So the
+default is 1 s (`DEFAULT_THINK`), the most a default may be; twice that again bought nothing
+measurable, and the price of a rollout stays at 5 ms (more deals for the same second would
+be the 2 s bot, and early in a hand the clock's safety net would cut them). The number of
+determinizations comes from the time budget (`_think.Budget`), so
 a seed and a `--think` reproduce a game.
 """
 
@@ -81,15 +89,18 @@ from ..games.base import Action, HandState, Seat
 from ..games.burraco import Attach, BurracoHand, Discard, Meld
 from ._burraco_eval import Evaluator
 from ._seen import seen_ids, unseen_ids
-from ._think import DEFAULT_THINK, Budget
+from ._think import Budget
 from .burraco_greedy import GreedyBot
 from .burraco_heuristic import HeuristicBot
 
 WIDTH = 2                  # discards weighed besides the heuristic's own
 ROLLOUT_STEPS = 600        # safety cap on one rollout (a whole hand is ~100 steps)
 COST_PER_ROLLOUT = 0.005   # seconds per candidate played out on one determinization: the
-#                            deals' count, not the clock (2.9 ms measured once the engine's
-#                            move generation was rebuilt; more deals played worse, see above)
+#                            deals' count, not the clock (2.4-2.9 ms on average, measured
+#                            on the developers' machine, more early in a hand; the module
+#                            doc says why more deals are not priced in)
+DEFAULT_THINK = 1.0        # seconds a move unless told (`--think`): the most a default may be,
+#                            since twice the deals won 8 and 11 points more (the module doc)
 PRIOR = 5.0                # the heuristic's choice must be beaten by this many points …
 SIGMAS = 2.0               # … and by this many standard errors of the paired difference
 

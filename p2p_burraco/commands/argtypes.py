@@ -86,8 +86,10 @@ def strategy_list(text: str) -> str:
     return ",".join(names)
 
 
-THINK_HELP = "per-move time budget of an expert bot, in seconds (default 0.5)"
-"""The default is the bots' own (`bots._think.DEFAULT_THINK`); a test keeps this text true."""
+THINK_HELP = ("per-move time budget of an expert bot, in seconds "
+              "(default 1 for Burraco, 0.5 for Briscola)")
+"""The defaults are the bots' own (`DEFAULT_THINK` in `bots.burraco_expert` and
+`bots._think`); a test keeps this text true."""
 
 
 def add_think(p: argparse.ArgumentParser) -> None:
