@@ -13,9 +13,6 @@ from __future__ import annotations
 import math
 import time
 
-DEFAULT_THINK = 0.5
-"""Seconds per move unless told otherwise (`--think`) or the bot has its own default (the
-Burraco expert's is 1 s)."""
 HARD_STOP = 1.5
 """The search stops at this many times its budget, whatever the iterations say."""
 

@@ -41,7 +41,8 @@ every turn (holding melds back turn after turn, one turn at a time, gets caught 
 the other side closes). Weighing no stop at all against a meld (the same rule otherwise) did
 not help either (51.9 % on those 27 deals). More deals per decision hurt in the same way: with
 the bar, pricing a rollout at its measured 3 ms instead of 5 (1.7 times the deals at the same
-`--think`) won 51.7 % against 58.3 % on the same 60 deals. Overruling the heuristic pays only
+`--think`) won 51.7 % against 58.3 % on the same 60 deals (within the noise of 60
+deals: twice the budget later won 8 and 11 points more over 200, below). Overruling the heuristic pays only
 where it blunders: the rollouts play the hand out with greedy bots, weaker than the heuristic
 opponents it meets, so a choice that beats greedy play is not always one that beats them.
 Weighing one kind of decision only did worse than weighing all of them, on the same 60 deals
@@ -69,16 +70,16 @@ deals, not a gain, and not kept. A rollout policy that is the heuristic's at gre
 the open lead.
 
 **A whole second by default.** The same bot, nothing changed but its budget, on the bench's
-200 games (`bench bots --bot expert --against heuristic --games 200 --precision 0`): seed 0
-54.0 % at `--think 0.5`, 62.0 % (55.4-68.7) at 1, 58.5 % (51.6-65.1; 879 ms a move, 3.05 s at
-worst) at 2; seed 1 50.0 % (43.1-56.9) at 0.5, 61.0 % (ties as half 61.5 %, 54.6-68.0) at 1. Over the
-400 games at 1 s, 61.9 % (ties as half; 57.0-66.5); 431 ms a move on average (a decision with one candidate is not
-searched) and 1.57 s at worst, inside the move's limits (mean 1 s, worst 2 s). So the
-default is 1 s (`DEFAULT_THINK`), the most a default may be; twice that again bought nothing
-measurable, and the price of a rollout stays at 5 ms (more deals for the same second would
-be the 2 s bot, and early in a hand the clock's safety net would cut them). The number of
-determinizations comes from the time budget (`_think.Budget`), so
-a seed and a `--think` reproduce a game.
+200 games (`bench bots --bot expert --against heuristic --games 200 --precision 0`):
+seed 0 54.0 % at `--think 0.5`, 62.0 % (55.4-68.7) at 1, 58.5 % (51.6-65.1; 879 ms a move,
+3.05 s at worst) at 2; seed 1 50.0 % (43.1-56.9) at 0.5, 61.0 % (ties as half 61.5 %,
+54.6-68.0) at 1. Over the 400 games at 1 s, 61.9 % (ties as half; 57.0-66.5), at 431 ms a
+move on average (a decision with one candidate is not searched) and 1.57 s at worst, inside
+the move's limits (mean 1 s, worst 2 s). So the default is 1 s (`DEFAULT_THINK`), the most a
+default may be; twice that again bought nothing measurable, and the price of a rollout stays
+at 5 ms (more deals for the same second would be the 2 s bot, and early in a hand the
+clock's safety net would cut them). The number of determinizations comes from the time
+budget (`_think.Budget`), so a seed and a `--think` reproduce a game.
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ def strategy_list(text: str) -> str:
 THINK_HELP = ("per-move time budget of an expert bot, in seconds "
               "(default 1 for Burraco, 0.5 for Briscola)")
 """The defaults are the bots' own (`DEFAULT_THINK` in `bots.burraco_expert` and
-`bots._think`); a test keeps this text true."""
+`bots.briscola_expert`); a test keeps this text true."""
 
 
 def add_think(p: argparse.ArgumentParser) -> None:
