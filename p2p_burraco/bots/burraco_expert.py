@@ -77,11 +77,12 @@ seed 0 54.0 % at `--think 0.5`, 62.0 % (55.4-68.7) at 1, 58.5 % (51.6-65.1; 879 
 54.6-68.0) at 1; seed 2 54.0 % (47.1-60.8) and seed 3 57.0 % (50.3-63.9) at 1. Over the
 800 games at 1 s, 58.8 % (ties as half; 55.3-62.1, so 65 % is outside the interval), at
 431-475 ms a move on average (a decision with one candidate is not searched) and 1.57 s
-at worst, inside the move's limits (mean 1 s, worst 2 s). So the default is 1 s (`DEFAULT_THINK`), the most a
-default may be; twice that again bought nothing measurable, and the price of a rollout stays
-at 5 ms (more deals for the same second would be the 2 s bot, and early in a hand the
-clock's safety net would cut them). The number of determinizations comes from the time
-budget (`_think.Budget`), so a seed and a `--think` reproduce a game.
+at worst, inside the move's limits (mean 1 s, worst 2 s). So the default is 1 s
+(`DEFAULT_THINK`), the most a default may be; twice that again bought nothing measurable,
+and the price of a rollout stays at 5 ms (more deals for the same second would be the 2 s
+bot, and early in a hand the clock's safety net would cut them). The number of
+determinizations comes from the time budget (`_think.Budget`), so a seed and a `--think`
+reproduce a game.
 
 Tried at the 1 s default and not kept (seed 0, the same 200 games, against this bot's
 62.0 %): no meld weighed against stopping (the overrule the single-decision study above
