@@ -50,11 +50,10 @@ COST_2P_SOLVE_GROWTH = 4.0
 COST_2P_ROLLOUT = 0.0019
 COST_PLAYOUT = 0.00015       # pairs: seconds per playout deal (all candidates), measured
 COST_4P_SAMPLE = 0.003       # pairs: seconds per deal searched once the stock is spent
-
-
 DEFAULT_THINK = 0.5
 """Seconds a move unless told (`--think`): the 65.5 % against the heuristic was measured
 at it."""
+
 
 class ExpertBot(HeuristicBot):
     """See the module docstring."""

@@ -68,7 +68,7 @@ gain worth twice the time. Never weighing a stop against the heuristic's meld (t
 often overruled in the single-decision study above) won 61.0 % on the same 200 games of seed 0
 but 51.0 % on 200 of seed 1 (the next-seat variant's 53.3 % was there): the luck of a set of
 deals, not a gain, and not kept. A rollout policy that is the heuristic's at greedy's cost is
-the open lead.
+the open lead (one step toward it, tried at 1 s, is the last paragraph here).
 
 **A whole second by default.** The same bot, nothing changed but its budget, on the bench's
 200 games (`bench bots --bot expert --against heuristic --games 200 --precision 0`):
