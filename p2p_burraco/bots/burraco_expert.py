@@ -67,8 +67,9 @@ rollout, on 120 games of seed 1 it won 53.3 % (44.4-62.0; 495 ms a move, 1.58 s 
 gain worth twice the time. Never weighing a stop against the heuristic's meld (the move most
 often overruled in the single-decision study above) won 61.0 % on the same 200 games of seed 0
 but 51.0 % on 200 of seed 1 (the next-seat variant's 53.3 % was there): the luck of a set of
-deals, not a gain, and not kept. A rollout policy that is the heuristic's at greedy's cost is
-the open lead (one step toward it, tried at 1 s, is the last paragraph here).
+deals, not a gain, and not kept. A rollout policy that is the heuristic's at greedy's cost
+was the open lead then (one step toward it, tried at 1 s, is two paragraphs below; the last
+paragraph says where the gap is, and the lead now).
 
 **A whole second by default.** The same bot, nothing changed but its budget, on the bench's
 200 games (`bench bots --bot expert --against heuristic --games 200 --precision 0`):
@@ -99,11 +100,12 @@ shown worse; neither shows a gain.
 search given every card, its determinization being the true deal, won 76.8 % (70.4-82.1):
 the rollouts and the bar are not what holds it back. Given every hand but not the stock nor
 the pozzetti (dealt at random from what is left), it won 62.5 % (55.6-68.9); at `--think 1`
-that bot won 72.2 % (65.7-78.0) where this one won 62.0 %. So most of the gap is the order of
-the stock, which no player can know; the rest, 8.5 points at 0.5 s and 10 at 1 s, bounds what
-any inference of the other hands (from the piles they took or left, from their discards)
-could add. The cards a seat saw on the pile are already placed (`_seen`); the open lead is
-weighing the sampled hands by how likely each makes the other seats' past choices.
+that bot won 72.2 % (65.7-78.0) where this one won 62.0 %. So at 0.5 s most of the gap (14
+of 23 points) is the order of the stock, which no player can know; the rest, 8.5 points at
+0.5 s and 10 at 1 s, bounds what any inference of the other hands (from the piles they took
+or left, from their discards) could add. The cards a seat saw on the pile are already placed
+(`_seen`); the open lead is weighing the sampled hands by how likely each makes the other
+seats' past choices.
 Scoring the rollouts' leaves with a value function instead of playing the hand out was tried
 too: least squares over 44 facts of a known position (per side: pozzetto, burracos, the
 longest meld, hand sizes and points, ...), fitted to the final margins of 6 000 heuristic
