@@ -75,9 +75,9 @@ paragraph says where the gap is, and what inference of the other hands adds).
 200 games (`bench bots --bot expert --against heuristic --games 200 --precision 0`):
 seed 0 54.0 % at `--think 0.5`, 62.0 % (55.4-68.7) at 1, 58.5 % (51.6-65.1; 879 ms a move,
 3.05 s at worst) at 2; seed 1 50.0 % (43.1-56.9) at 0.5, 61.0 % (ties as half 61.5 %,
-54.6-68.0) at 1; seed 2 54.0 % (47.1-60.8) and seed 3 57.0 % (50.3-63.9) at 1. Over the
-800 games at 1 s, 58.8 % (ties as half; 55.3-62.1, so 65 % is outside the interval), at
-431-475 ms a move on average (a decision with one candidate is not searched) and 1.57 s
+54.6-68.0) at 1; seed 2 54.0 % (47.1-60.8), seed 3 57.0 % (50.3-63.9) and seed 4 63.0 %
+(ties as half 63.2 %, 56.4-69.6) at 1. Over the 1 000 games at 1 s, 59.7 % (ties as half;
+56.6-62.7, so 65 % is outside the interval), at 431-475 ms a move on average (a decision with one candidate is not searched) and 1.57 s
 at worst, inside the move's limits (mean 1 s, worst 2 s). So the default is 1 s
 (`DEFAULT_THINK`), the most a default may be; twice that again bought nothing measurable,
 and the price of a rollout stays at 5 ms (more deals for the same second would be the 2 s
