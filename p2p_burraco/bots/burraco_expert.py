@@ -77,13 +77,13 @@ seed 0 54.0 % at `--think 0.5`, 62.0 % (55.4-68.7) at 1, 58.5 % (51.6-65.1; 879 
 3.05 s at worst) at 2; seed 1 50.0 % (43.1-56.9) at 0.5, 61.0 % (ties as half 61.5 %,
 54.6-68.0) at 1; seed 2 54.0 % (47.1-60.8), seed 3 57.0 % (50.3-63.9) and seed 4 63.0 %
 (ties as half 63.2 %, 56.4-69.6) at 1. Over the 1 000 games at 1 s, 59.7 % (ties as half;
-56.6-62.7, so 65 % is outside the interval), at 431-475 ms a move on average (a decision with one candidate is not searched) and 1.57 s
-at worst, inside the move's limits (mean 1 s, worst 2 s). So the default is 1 s
-(`DEFAULT_THINK`), the most a default may be; twice that again bought nothing measurable,
-and the price of a rollout stays at 5 ms (more deals for the same second would be the 2 s
-bot, and early in a hand the clock's safety net would cut them). The number of
-determinizations comes from the time budget (`_think.Budget`), so a seed and a `--think`
-reproduce a game.
+56.6-62.7, so 65 % is outside the interval), at 431-475 ms a move on average (a decision
+with one candidate is not searched) and 1.57 s at worst, inside the move's limits (mean 1 s,
+worst 2 s). So the default is 1 s (`DEFAULT_THINK`), the most a default may be; twice that
+again bought nothing measurable, and the price of a rollout stays at 5 ms (more deals for
+the same second would be the 2 s bot, and early in a hand the clock's safety net would cut
+them). The number of determinizations comes from the time budget (`_think.Budget`), so a
+seed and a `--think` reproduce a game.
 
 Tried at the 1 s default and not kept (seed 0, the same 200 games, against this bot's
 62.0 %): no meld weighed against stopping (the overrule the single-decision study above
