@@ -84,10 +84,11 @@ again bought nothing measurable, and the price of a rollout stays at 5 ms (more 
 the same second would be the 2 s bot, and early in a hand the clock's safety net would cut
 them). Tried at stop 31: priced at 2.5 ms (a rollout costs 3.5 ms early in a hand, 1.2-2.1
 later), so twice the deals in the same second, it won 63.7 % on seed 2 (against 54.0 % here)
-and 58.8 % on seed 0 (against 62.0 %), 775-834 ms a move, 1.55 s at worst: +3.3 points over
-400 games, inside the noise, for twice the wait at the table; not kept. The number of
-determinizations comes from the time budget (`_think.Budget`), so a seed and a `--think`
-reproduce a game.
+and 58.8 % on seed 0 (against 62.0 %), 775-834 ms a move, 1.55 s at worst; at stop 32 on
+seed 1 57.5 % (against 61.5 %) and seed 3 59.5 % (against 57.0 %), 773-785 ms a move,
+1.58 s at worst: over the 800 games of seeds 0-3, 59.9 % against 58.6 %, +1.3 points,
+inside the noise, for twice the wait at the table; not kept. The number of determinizations
+comes from the time budget (`_think.Budget`), so a seed and a `--think` reproduce a game.
 
 Tried at the 1 s default and not kept (seed 0, the same 200 games, against this bot's
 62.0 %): no meld weighed against stopping (the overrule the single-decision study above
