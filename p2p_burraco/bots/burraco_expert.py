@@ -98,8 +98,10 @@ greedy seats take a pile only when, after melding from it, the hand is no bigger
 a draw (the heuristic's hurdle, roughly: in positions from heuristic games it agreed with
 the heuristic's draw or take 85 % of the time, greedy play 81 %) 54.5 % (48.3-62.0), 600 ms
 a move against 431: closer to the opponents' play in one decision, no help in the game.
-Each is one seed against a bot that itself ranges 54-62 % from seed to seed, so neither is
-shown worse; neither shows a gain.
+No draw or take weighed (the heuristic's draw-phase choice always stands; at 0.25 s, on 60
+deals, weighing only the draw or take had won 38.3 %) 57.0 % (50.1-63.7), 249 ms a move: so
+the draw-phase check earns its time too. Each is one seed against a bot that itself ranges
+54-62 % from seed to seed, so none is shown worse; none shows a gain.
 
 **Where the gap is** (seed 0, 200 games at `--think 0.5`, where this bot won 54.0 %). The same
 search given every card, its determinization being the true deal, won 76.8 % (70.4-82.1):
@@ -132,6 +134,20 @@ hands (164 754 positions), explains 36 % of the margin's variance on held-out ha
 trees on the same facts 37 %: the rest is the cards still to be drawn). Leaves after the
 seat's own turn won 53.0 %, after the next seat's turn played by the heuristic 56.0 % (100
 games each, 101 and 348 ms a move): no gain, not kept.
+Dealing the other hands as their players keep them (stop 33): dealt uniformly, the hidden part
+of a hand holds 0.37 links per card (greedy's discard count) and 9 % wilds, where the true
+hands in heuristic games hold 0.61 and 1.6 % from the fifth turn on (272 hands at seat 0's
+draws in 40 games) and 0.58 and 0.7 % from the thirteenth (185 in 40 others): a player throws
+away what does not link and puts its wilds down. Drawing 0.35 extra cards a round for each
+hidden hand and sending its wilds and least linked cards back to the stock matched that (0.53
+and 4 %, 0.62 and 1.2 %). At `--think 1` it won 58.0 % (51.1-64.6) on seed 0 and 56.5 %
+(49.6-63.2) on seed 2, against this bot's 62.0 and 54.0 %, at 410-426 ms a move: the shape of
+a hand is not what the hands-known bot knew, its cards are; not kept. Nor is the stock's order
+worth aligning for a take against a draw (the card the seat would have drawn moved to the
+bottom under the take, so that every later draw is the same card in both rollouts): on 88 draw
+decisions of 6 heuristic hands (40 deals each) the paired differences' standard deviation went
+from 297 and 262 points to 280 and 263, since the two rollouts part at once whatever the
+stock; not tried as a bot.
 """
 
 from __future__ import annotations
