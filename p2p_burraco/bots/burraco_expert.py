@@ -100,7 +100,8 @@ the heuristic's draw or take 85 % of the time, greedy play 81 %) 54.5 % (48.3-62
 a move against 431: closer to the opponents' play in one decision, no help in the game.
 No draw or take weighed (the heuristic's draw-phase choice always stands; at 0.25 s, on 60
 deals, weighing only the draw or take had won 38.3 %) 57.0 % (50.1-63.7), 249 ms a move: so
-the draw-phase check earns its time too. Each is one seed against a bot that itself ranges
+the draw-phase check earns its time too. A lower bar, `SIGMAS` 1.5 (more overrules, no more
+time), 60.8 % (53.8-67.3), 425 ms a move. Each is one seed against a bot that itself ranges
 54-62 % from seed to seed, so none is shown worse; none shows a gain.
 
 **Where the gap is** (seed 0, 200 games at `--think 0.5`, where this bot won 54.0 %). The same
