@@ -158,11 +158,12 @@ naturals that extend a meld of its side as the meld stood when that seat last di
 (melds its partner changed since left out; no true hand of a seeded game broke the rule), at
 0.1 ms a decision: at `--think 1` it won 55.8 % (48.8-62.5) on seed 0 and 62.0 % (55.1-68.4)
 on seed 2, against this bot's 62.0 and 54.0 %; over those 400 games 58.9 % against 58.0 %,
-inside the noise, at 424 ms a move and 1.54 s at worst; not kept. A guess at why, not
-measured: the greedy bots that play the other hands in a rollout race to close worse than the
-heuristic opponents do, and a hand dealt at random, able to attach more, makes up for some of
-that, so hands placed better without stronger rollouts gain nothing (as the weighing by
-likelihood above gained nothing).
+inside the noise, at 424 ms a move and 1.54 s at worst; not kept. Refusing as well a card that
+makes three naturals of the hand a meld won 60.2 % (53.3-66.8) on seed 0, 430 ms a move. A
+guess at why, not measured: the greedy bots that play the other hands in a rollout race to
+close worse than the heuristic opponents do, and a hand dealt at random, able to attach more,
+makes up for some of that, so hands placed better without stronger rollouts gain nothing (as
+the weighing by likelihood above gained nothing).
 With 2 seats (`--players 2`, seed 0, 200 games at 1 s) this bot won 64.0 % (57.1-70.3), at 463
 ms a move and 1.59 s at worst: about its 4-seat figure on that seed (62.0 %).
 """
