@@ -169,7 +169,7 @@ ms a move and 1.59 s at worst: about its 4-seat figure on that seed (62.0 %).
 The seat's own later turns of a rollout played by the heuristic instead of greedy play (stop
 35: the rollout's future self then plays as this bot does, so stopping short of a meld is not
 valued as if greedy play put everything down next turn): a rollout costs 6.0 ms instead of 3.2
-(measured on 36 positions of 3 heuristic hands), so priced at 6.5 ms (about three quarters of
+(24 rollouts: 8 positions of 3 heuristic hands), so priced at 6.5 ms (about three quarters of
 the deals, in about twice the time): at `--think 1`, seed 0, 64.2 % (57.4-70.6) against this
 bot's 62.0 %, at 973 ms a move and 1.59 s at worst; seed 2 63.0 % (56.1-69.4) against 54.0 %,
 979 ms and 1.64 s: over those 400 games 63.6 % against 58.0 % (twice the greedy deals, stop
