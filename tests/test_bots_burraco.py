@@ -134,3 +134,48 @@ def test_fibur_5_a_pile_that_loads_the_hand_is_left(pile: str, expect: str) -> N
     state = pos(f"fibur 4 | turn 0 draw | hand 7h 8h Kc 4s 6d | side0 3d 4d 5d "
                 f"| pile {pile} | counts 9 9 9")
     assert str(HeuristicBot(random.Random(0)).choose(state, 0)) == expect
+
+
+@pytest.mark.parametrize("variant,players", [("fibur", 4), ("modificato", 2)])
+def test_the_estimate_memo_never_changes_a_score(variant: str, players: int) -> None:
+    """The evaluator remembers each side's value for one decision (`Evaluator._side`) and
+    which faces extend a meld for the deck: a position scored after many others must score
+    exactly as a fresh evaluator scores it, or the heuristic would play differently."""
+    from p2p_burraco.bots._burraco_eval import Evaluator
+
+    rng = random.Random(3)
+    state = make_match(SelfplayConfig(variant=variant, players=players), rng).new_hand()
+    deal_known(state, rng)
+    bots = [HeuristicBot(random.Random(s)) for s in range(players)]
+    scored = 0
+    while state.to_move is not None:
+        seat = state.to_move
+        shared = Evaluator(state, seat)
+        for a in list(state.legal_actions(seat))[:25]:
+            trial = state.copy()
+            trial.apply(seat, a)
+            assert shared.margin(trial) == Evaluator(state, seat).margin(trial), a
+            scored += 1
+        state.apply(seat, bots[seat].choose(state, seat))
+    assert scored > 100
+
+
+def test_outs_tell_a_set_with_a_wild_from_one_without() -> None:
+    """FIBUR-12: a meld holds one wild at most, so any wild drawn is an out only while some
+    meld of the side holds none. A set's wild has no slot: the remembered outs must still
+    tell the two sets apart, whichever the evaluator scored first."""
+    from p2p_burraco.bots._burraco_eval import Evaluator, MeldFacts
+    from p2p_burraco.games.burraco.notation import parse_position
+    from p2p_burraco.games.cards import Card, Suit
+
+    state = parse_position("fibur 4 | turn 0 play | hand 7h 8h 9h 4s Kc")
+    five = [Card(5, s) for s in (Suit.HEARTS, Suit.SPADES, Suit.CLUBS)]
+    plain = MeldFacts(0, "set", five, None, 5, 5, False, None, 3, None, 15.0)
+    dirty = MeldFacts(0, "set", five + [Card(2, Suit.CLUBS)], None, 5, 5, True, None, 4,
+                      None, 35.0)
+    ev = Evaluator(state, 0)
+    assert ev.unseen_wilds > 0
+    first, second = ev.outs([plain]), ev.outs([dirty])
+    assert first > second
+    assert second == Evaluator(state, 0).outs([dirty])
+    assert first == Evaluator(state, 0).outs([plain])

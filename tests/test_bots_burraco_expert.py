@@ -80,3 +80,81 @@ def test_a_candidate_replaces_the_heuristic_only_on_clear_evidence(
 
     assert (PRIOR, SIGMAS) == (5.0, 2.0)
     assert _clear_gain(mine, base) == pytest.approx(gain)
+
+
+_WORSE = [-100.0, -90.0, -110.0, -95.0] * 7
+_CLOSE = [300.0, -290.0, 310.0, -300.0] * 7
+
+
+@pytest.mark.parametrize("candidates,done,settled", [
+    ([_WORSE], 24, True),              # clearly worse after SETTLE_FROM deals: stop
+    ([_WORSE], 23, False),             # too few deals to tell
+    ([_WORSE], 25, False),             # not a deal the search looks at
+    ([_WORSE], 28, True),              # the next look
+    ([_CLOSE], 24, False),             # as likely better as worse: keep dealing
+    ([_WORSE, _CLOSE], 24, False),     # one candidate still in the running is enough
+    ([[-60.0, 60.0] * 14], 24, False),  # even on average, but half an SE reaches PRIOR
+    ([[-3.0, 3.0] * 14], 24, True),    # even, and too steady ever to beat PRIOR
+])
+def test_a_search_stops_once_the_heuristics_choice_is_settled(
+        candidates: list[list[float]], done: int, settled: bool) -> None:
+    """The rollouts stop early when no candidate is within SETTLE_SIGMAS standard errors of
+    the PRIOR it must beat (the heuristic's move would stand whatever the remaining deals
+    said, with the odds the module doc measured), looked at every SETTLE_EVERY deals."""
+    from p2p_burraco.bots.burraco_expert import (SETTLE_EVERY, SETTLE_FROM, SETTLE_SIGMAS,
+                                                 _settled)
+
+    assert (SETTLE_FROM, SETTLE_EVERY, SETTLE_SIGMAS) == (24, 4, 0.5)
+    base = [0.0] * done
+    results = [base] + [c[:done] for c in candidates]
+    assert _settled(results, done) is settled
+
+
+def test_the_search_ends_where_the_choice_is_settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`choose` asks `_settled` after every deal and stops dealing at the first yes."""
+    import p2p_burraco.bots.burraco_expert as expert
+
+    asked: list[int] = []
+
+    def settled_at_thirty(results: list[list[float]], done: int) -> bool:
+        asked.append(done)
+        assert all(len(r) == done for r in results)
+        return done == 30
+
+    monkeypatch.setattr(expert, "_settled", settled_at_thirty)
+    state = parse_position("fibur 4 | turn 0 play | hand 7h 8h 9h 4s Kc")
+    bot = ExpertBot(random.Random(0), think=1.0)
+    bot.choose(state, 0)
+    assert bot.last_iterations == 30 and asked == list(range(31))
+
+
+def test_a_rollout_ends_the_seats_turn_as_the_heuristic_then_plays_greedy(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """In a rollout the seat finishes the turn it is weighing as the heuristic (the rest of
+    that turn is what the candidate is about), then greedy bots play every seat, its own
+    included, to the hand's end (module doc: why its later turns are not the heuristic's)."""
+    from p2p_burraco.bots.burraco_greedy import GreedyBot
+
+    turns: dict[str, set[tuple[int, int]]] = {"heuristic": set(), "greedy": set()}
+    real_h, real_g = HeuristicBot.choose, GreedyBot.choose
+
+    def spy(kind: str, real):  # type: ignore[no-untyped-def]
+        def choose(self, state, seat):  # type: ignore[no-untyped-def]
+            turns[kind].add((seat, state.turns))
+            return real(self, state, seat)
+        return choose
+
+    monkeypatch.setattr(HeuristicBot, "choose", spy("heuristic", real_h))
+    monkeypatch.setattr(GreedyBot, "choose", spy("greedy", real_g))
+    rng = random.Random(4)
+    state = make_match(SelfplayConfig(game="burraco", players=4), rng).new_hand()
+    deal_known(state, rng)
+    seat = state.to_move
+    assert seat is not None and state.phase == "draw"
+    draw = next(a for a in state.legal_actions(seat) if str(a) == "draw")
+    margin = ExpertBot(random.Random(0))._rollout(state, seat, draw, Evaluator(state, seat), 7)
+    assert isinstance(margin, float)
+    assert turns["heuristic"] == {(seat, state.turns)}
+    later = {t for s, t in turns["greedy"] if s == seat}
+    assert later and min(later) > state.turns
+    assert {s for s, _ in turns["greedy"]} == set(range(4))

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
+from p2p_burraco.bots import make_strategy
 from p2p_burraco.bots._seen import seen_id, seen_ids, unseen_ids
 from p2p_burraco.games.burraco import PRESETS, BurracoHand, Discard, Draw, Take
-from p2p_burraco.selfplay import deal_known
+from p2p_burraco.selfplay import SelfplayConfig, deal_known, make_match
 
 
 def _hand() -> BurracoHand:
@@ -53,3 +56,27 @@ def test_copies_share_what_was_shown_until_one_moves() -> None:
     trial.apply(seat, act)
     assert trial.was_shown(act.card[0])
     assert not state.was_shown(act.card[0])
+
+
+@pytest.mark.parametrize("game,players", [("burraco", 4), ("burraco", 2), ("briscola", 2),
+                                          ("briscola", 4)])
+def test_seen_ids_agrees_with_seen_id_at_every_position(game: str, players: int) -> None:
+    """`seen_ids` asks the state for every audience at once (a bot does it at every
+    decision); it must know exactly the cards `seen_id` knows, position by position, for
+    every seat, all through a hand (pile taken, melds laid, pozzetti, the hand over)."""
+    rng = random.Random(5)
+    cfg = SelfplayConfig(game=game, players=players)
+    state = make_match(cfg, rng).new_hand()
+    deal_known(state, rng)
+    bots = [make_strategy(game, "greedy", random.Random(s)) for s in range(players)]
+    checked = 0
+    while True:
+        for seat in range(players):
+            expected = {p: c for p in range(len(state.deck))
+                        if (c := seen_id(state, seat, p)) is not None}
+            assert seen_ids(state, seat) == expected
+            checked += 1
+        if state.to_move is None:
+            break
+        state.apply(state.to_move, bots[state.to_move].choose(state, state.to_move))
+    assert checked > 20

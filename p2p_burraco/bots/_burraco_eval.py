@@ -86,14 +86,17 @@ def _wild(card: Card) -> bool:
     return card.rank in (0, 2)
 
 
-_DECKS: dict[tuple[int, object], tuple[object, float, dict[Card, int]]] = {}
+_Cache = dict[tuple[object, ...], frozenset[Card]]
+_DECKS: dict[tuple[int, object], tuple[object, float, dict[Card, int], _Cache, _Cache]] = {}
+_UNIONS_MAX = 50_000       # sets of melds remembered per deck (`Evaluator._extended`)
 
 
-def _deck_facts(state: BurracoHand) -> tuple[float, dict[Card, int]]:
-    """The deck's average card points and its copies of each face: the same for every
-    decision under one rule set, so worked out once (they were a fifth of a decision's
-    time). Keyed by the rule set's identity (it holds a dict, so it has no hash); the entry
-    keeps the rule set alive, so the identity cannot be reused while it is cached."""
+def _deck_facts(state: BurracoHand) -> tuple[float, dict[Card, int], _Cache, _Cache]:
+    """The deck's average card points, its copies of each face, and the caches of which
+    faces extend a meld (`Evaluator._extenders`, `_extended`): the same for every decision
+    under one rule set, so worked out once (they were a fifth of a decision's time). Keyed
+    by the rule set's identity (it holds a dict, so it has no hash); the entry keeps the
+    rule set alive, so the identity cannot be reused while it is cached."""
     rules = state.rules
     key = (id(rules), state.deck.kind)
     facts = _DECKS.get(key)
@@ -105,8 +108,10 @@ def _deck_facts(state: BurracoHand) -> tuple[float, dict[Card, int]]:
         counts: dict[Card, int] = {}
         for c in faces:
             counts[c] = counts.get(c, 0) + 1
-        facts = _DECKS[key] = (rules, sum(points) / len(points), counts)
-    return facts[1], facts[2]
+        facts = _DECKS[key] = (rules, sum(points) / len(points), counts, {}, {})
+    if len(facts[4]) > _UNIONS_MAX:
+        facts[4].clear()
+    return facts[1], facts[2], facts[3], facts[4]
 
 
 class Evaluator:
@@ -118,7 +123,9 @@ class Evaluator:
         self.n = state.n_seats
         self.known: dict[Pos, CardId] = seen_ids(state, seat)
         self.faces = faces = state.deck.cards
-        self.avg_points, counts = _deck_facts(state)
+        # which faces extend a meld is the same for every decision with this deck: the
+        # caches of `_extenders` and `_extended` are the deck's, not the decision's
+        self.avg_points, counts, self._accepts, self._union = _deck_facts(state)
         self.start_stock = max(1, len(faces) - state.schedule.stock_start)
         unseen = dict(counts)
         for cid in set(self.known.values()):
@@ -131,8 +138,13 @@ class Evaluator:
         self.unseen = unseen
         self.n_unseen = max(1, sum(unseen.values()))
         self.unseen_wilds = sum(n for c, n in unseen.items() if _wild(c))
-        self._accepts: dict[tuple[object, ...], frozenset[Card]] = {}
         self._facts: dict[tuple[object, ...], MeldFacts] = {}
+        self._teams = sorted(set(state.team_of))
+        self._seats = {t: [s for s in range(self.n) if state.team_of[s] == t]
+                       for t in self._teams}
+        self._sides: dict[tuple[object, ...], float] = {}
+        self._outs: dict[tuple[object, ...], float] = {}
+        self.distinct = list(counts)
 
     # --- reading ------------------------------------------------------------------------
     def card(self, pos: Pos) -> Card | None:
@@ -194,10 +206,27 @@ class Evaluator:
         return mine - (sum(theirs) / len(theirs) if theirs else 0.0)
 
     def _side(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts]) -> float:
-        k = self.urgency(state, team, melds)
+        """One side's estimate, memoized for the decision: the copies a decision scores
+        differ in one side's hand and melds, so the other side's value is looked up, not
+        worked out again. The key holds everything the estimate reads of the state."""
         own = [m for m in melds if m.team == team]
+        seats = self._seats[team]
+        pozzetti = state.team_pozzetto
+        key = (team, state.phase, state.stock_count, tuple(pozzetti),
+               tuple(map(id, own)),
+               tuple(any(m.team == t and m.length >= BURRACO_MIN for m in melds)
+                     for t in self._teams if t != team),
+               tuple(tuple(state.hands[s]) for s in seats),
+               tuple((pz.taken_by, pz.in_hand, len(pz.positions)) for pz in state.pozzetti))
+        value = self._sides.get(key)
+        if value is None:
+            value = self._sides[key] = self._side_value(state, team, melds, own, seats)
+        return value
+
+    def _side_value(self, state: BurracoHand, team: int, melds: Sequence[MeldFacts],
+                    own: list[MeldFacts], seats: list[Seat]) -> float:
+        k = self.urgency(state, team, melds)
         value = sum(self.meld_value(m, k) for m in own)
-        seats = [s for s in range(self.n) if state.team_of[s] == team]
         wilds = 0
         for s in seats:
             cards: list[Card] = []
@@ -233,20 +262,36 @@ class Evaluator:
         one card closes when it draws one (FIBUR-22), and before the burraco such a card is what
         lengthens the melds. Measured against greedy, from one card our draws closed 48 % of
         turns (outs 0.45: 3.4 sets of 7.4 melds), greedy's 63 % (outs 0.54: 4.7 sets of 8.2)."""
-        faces: set[Card] = set()
-        wild_free = False
-        for m in own:
-            key = (m.kind, m.suit, m.start, m.end, m.wild_slot)
-            acc = self._accepts.get(key)
-            if acc is None:
-                acc = frozenset(c for c in self.unseen if not _wild(c) and extends(c, m))
-                self._accepts[key] = acc
-            faces |= acc
-            wild_free = wild_free or not m.wild
-        n = sum(self.unseen[c] for c in faces)
-        if wild_free:
-            n += self.unseen_wilds
-        return n / self.n_unseen
+        keys = tuple(_reach(m) for m in own)
+        share = self._outs.get(keys)
+        if share is None:
+            faces: set[Card] = set()
+            for m, key in zip(own, keys):
+                faces |= self._extenders(m, key)
+            n = sum(self.unseen.get(c, 0) for c in faces)
+            if any(not m.wild for m in own):
+                n += self.unseen_wilds
+            share = self._outs[keys] = n / self.n_unseen
+        return share
+
+    def _extenders(self, m: MeldFacts, key: tuple[object, ...]) -> frozenset[Card]:
+        """The natural faces of the deck that would go on `m` (`extends`), worked out once
+        for each meld's reach."""
+        acc = self._accepts.get(key)
+        if acc is None:
+            acc = self._accepts[key] = frozenset(
+                c for c in self.distinct if not _wild(c) and extends(c, m))
+        return acc
+
+    def _extended(self, own: Sequence[MeldFacts]) -> frozenset[Card]:
+        """The natural faces that would go on one of `own` (a hand card that extends one of
+        the side's melds), once for each set of melds."""
+        keys = tuple(_reach(m) for m in own)
+        acc = self._union.get(keys)
+        if acc is None:
+            acc = frozenset().union(*(self._extenders(m, k) for m, k in zip(own, keys)))
+            self._union[keys] = acc
+        return acc
 
     @staticmethod
     def need_burraco(has_pozzetto: bool, own: Sequence[MeldFacts], wilds: int = 0) -> float:
@@ -297,13 +342,14 @@ class Evaluator:
         material = MATERIAL * (1.0 - urgency)
         value = unknown * (material - lia * self.avg_points)
         naturals = [c for c in cards if not _wild(c)]
+        extended = self._extended(own) if naturals else frozenset()
         for c in cards:
             pts = self.rules.card_points(c)
             if _wild(c):
                 # early: its points (it will go down) plus the choice of when; late: a debt
                 value += pts * (1.0 - 2.0 * urgency) + WILD_OPTION * (1.0 - urgency)
                 continue
-            if any(extends(c, m) for m in own):
+            if c in extended:
                 value += EXTENDS_OWN + material - lia * pts * 0.5
                 continue
             value += material + LINK * min(2.0, self.links(c, naturals)) * (1.0 - 0.5 * urgency) \
@@ -334,6 +380,12 @@ class Evaluator:
         it cannot see counts the deck's average)."""
         seats = tuple(s for s in range(self.n) if state.team_of[s] == team)
         return estimate_side(state, team, seats, self.card, self.avg_points)
+
+def _reach(m: MeldFacts) -> tuple[object, ...]:
+    """What fixes which naturals extend a meld (`extends`), and whether it holds a wild
+    (`outs`: a set's wild has no slot, so `wild_slot` alone does not tell)."""
+    return (m.kind, m.suit, m.start, m.end, m.wild_slot, m.wild)
+
 
 def _slots(c: Card) -> tuple[int, ...]:
     return (1, 14) if c.rank == 1 else (c.rank,)

@@ -37,10 +37,21 @@ def seen_card(state: HandState, seat: Seat, pos: Pos) -> Card | None:
 def seen_ids(state: HandState, seat: Seat) -> dict[Pos, CardId]:
     """Every position whose card `seat` may know now (own hand, public cards…)."""
     out: dict[Pos, CardId] = {}
-    for pos in range(len(state.deck)):
-        cid = seen_id(state, seat, pos)
-        if cid is not None:
-            out[pos] = cid
+    every = getattr(state, "audiences", None)
+    if every is None:
+        for pos in range(len(state.deck)):
+            cid = seen_id(state, seat, pos)
+            if cid is not None:
+                out[pos] = cid
+        return out
+    # the same test as `seen_id`, with the audiences asked once (a bot asks this at every
+    # decision: one frozenset per kind of position instead of one per position)
+    shown = getattr(state, "was_shown", None)
+    for pos, audience in enumerate(every()):
+        if seat in audience or (shown is not None and shown(pos)):
+            cid = state.card_at(pos)
+            if cid is not None:
+                out[pos] = cid
     return out
 
 
