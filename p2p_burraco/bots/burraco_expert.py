@@ -34,10 +34,11 @@ player do with it?". So:
    rule changed none of the 424 choices and used 51 % of the deals (from 8 deals at 1
    standard error: 3 changed, 46 %; from 8 at 1.5: none, 60 %). A contested decision still
    gets every deal; the others wait about half as long at the table. In whole games
-   (`--think 1`, 200 a seed) seeds 0-3 won 64.2, 57.2, 52.5 and 55.0 % where the bot without
-   it won 62.0, 61.5, 54.0 and 57.0 %: over 800 games 57.3 % against 58.6 %, inside the noise
-   (its choices differ only through the deals the saved random numbers then draw), at
-   210-223 ms a move against 431-475, 1.54 s at worst.
+   (`--think 1`, 200 a seed) seeds 0-4 won 64.2, 57.2, 52.5, 55.0 and 58.0 % where the bot
+   without it won 62.0, 61.5, 54.0, 57.0 and 63.2 %: over 1 000 games 57.4 % against 59.7 %
+   (paired by seed -2.2 ± 1.3 points, so within the noise but worth watching; its choices
+   differ only through the deals the saved random numbers then draw), at 210-223 ms a move
+   against 431-475, 1.55 s at worst.
 
 The heuristic's choice stays unless another candidate beats it, deal by deal, by more than
 `PRIOR` points on average and by `SIGMAS` standard errors. The paired differences have a
