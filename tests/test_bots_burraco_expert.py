@@ -76,10 +76,14 @@ def test_a_candidate_replaces_the_heuristic_only_on_clear_evidence(
     """The rule that picks between the heuristic's choice and a candidate: the mean paired
     difference over the same deals, if it beats PRIOR points and SIGMAS standard errors
     (module doc: why a bar at all)."""
+    from p2p_burraco.bots._think import PairedMeans
     from p2p_burraco.bots.burraco_expert import PRIOR, SIGMAS, _clear_gain
 
     assert (PRIOR, SIGMAS) == (5.0, 2.0)
-    assert _clear_gain(mine, base) == pytest.approx(gain)
+    acc = PairedMeans(2)
+    for b, m in zip(base, mine):
+        acc.add([b, m])
+    assert _clear_gain(acc, 1) == pytest.approx(gain)
 
 
 _WORSE = [-100.0, -90.0, -110.0, -95.0] * 7
@@ -101,25 +105,27 @@ def test_a_search_stops_once_the_heuristics_choice_is_settled(
     """The rollouts stop early when no candidate is within SETTLE_SIGMAS standard errors of
     the PRIOR it must beat (the heuristic's move would stand whatever the remaining deals
     said, with the odds the module doc measured), looked at every SETTLE_EVERY deals."""
+    from p2p_burraco.bots._think import PairedMeans
     from p2p_burraco.bots.burraco_expert import (SETTLE_EVERY, SETTLE_FROM, SETTLE_SIGMAS,
                                                  _settled)
 
     assert (SETTLE_FROM, SETTLE_EVERY, SETTLE_SIGMAS) == (24, 4, 0.5)
-    base = [0.0] * done
-    results = [base] + [c[:done] for c in candidates]
-    assert _settled(results, done) is settled
+    acc = PairedMeans(1 + len(candidates))
+    for d in range(done):
+        acc.add([0.0] + [c[d] for c in candidates])
+    assert _settled(acc) is settled
 
 
 def test_the_search_ends_where_the_choice_is_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """`choose` asks `_settled` after every deal and stops dealing at the first yes."""
     import p2p_burraco.bots.burraco_expert as expert
+    from p2p_burraco.bots._think import PairedMeans
 
     asked: list[int] = []
 
-    def settled_at_thirty(results: list[list[float]], done: int) -> bool:
-        asked.append(done)
-        assert all(len(r) == done for r in results)
-        return done == 30
+    def settled_at_thirty(acc: PairedMeans) -> bool:
+        asked.append(acc.n)
+        return acc.n == 30
 
     monkeypatch.setattr(expert, "_settled", settled_at_thirty)
     state = parse_position("fibur 4 | turn 0 play | hand 7h 8h 9h 4s Kc")

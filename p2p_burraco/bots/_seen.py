@@ -16,9 +16,13 @@ from ..games.cards import Card, CardId
 
 def seen_id(state: HandState, seat: Seat, pos: Pos) -> CardId | None:
     """The card id at `pos` if `seat` may know it now, else None."""
-    if seat not in state.audience(pos) and not _shown(state, pos):
-        return None
-    return state.card_at(pos)
+    return state.card_at(pos) if _may_know(state, seat, pos, state.audience(pos)) else None
+
+
+def _may_know(state: HandState, seat: Seat, pos: Pos, audience: frozenset[Seat]) -> bool:
+    """The one test of what a seat may know: it is in the position's audience, or the card
+    there was shown face up before."""
+    return seat in audience or _shown(state, pos)
 
 
 def _shown(state: HandState, pos: Pos) -> bool:
@@ -36,19 +40,14 @@ def seen_card(state: HandState, seat: Seat, pos: Pos) -> Card | None:
 
 def seen_ids(state: HandState, seat: Seat) -> dict[Pos, CardId]:
     """Every position whose card `seat` may know now (own hand, public cards…)."""
-    out: dict[Pos, CardId] = {}
+    # the audiences asked once where the state can (a bot asks this at every decision:
+    # one frozenset per kind of position instead of one per position)
     every = getattr(state, "audiences", None)
-    if every is None:
-        for pos in range(len(state.deck)):
-            cid = seen_id(state, seat, pos)
-            if cid is not None:
-                out[pos] = cid
-        return out
-    # the same test as `seen_id`, with the audiences asked once (a bot asks this at every
-    # decision: one frozenset per kind of position instead of one per position)
-    shown = getattr(state, "was_shown", None)
-    for pos, audience in enumerate(every()):
-        if seat in audience or (shown is not None and shown(pos)):
+    audiences = every() if every is not None else [state.audience(p)
+                                                   for p in range(len(state.deck))]
+    out: dict[Pos, CardId] = {}
+    for pos, audience in enumerate(audiences):
+        if _may_know(state, seat, pos, audience):
             cid = state.card_at(pos)
             if cid is not None:
                 out[pos] = cid

@@ -88,15 +88,23 @@ class PairedMeans:
         extra = offsets or [0.0] * self.k
         means = [t / n + e for t, e in zip(self.totals, extra)]
         lead = max(range(self.k), key=means.__getitem__)
-        for p, (i, j) in enumerate(self.pairs):
-            if lead not in (i, j):
+        for other in range(self.k):
+            if other == lead:
                 continue
-            sign = 1.0 if lead == i else -1.0
-            other = j if lead == i else i
-            mean = sign * self.d1[p] / n
-            var = max(0.0, (self.d2[p] - n * mean * mean) / (n - 1))
+            mean, se = self.difference(lead, other)
             ahead = mean + extra[lead] - extra[other]
-            if ahead <= CLEAR_Z * math.sqrt(var / n) and (ahead or var):
+            if ahead <= CLEAR_Z * se and (ahead or se):
                 return False    # not clearly behind, yet not the same on every sample either
         return True
+
+    def difference(self, i: int, j: int) -> tuple[float, float]:
+        """The mean of move `i`'s value less move `j`'s over the samples so far, and its
+        standard error (0 and 0 before two samples)."""
+        n = self.n
+        if n < 2 or i == j:
+            return 0.0, 0.0
+        p = self.pairs.index((min(i, j), max(i, j)))
+        mean = (1.0 if i < j else -1.0) * self.d1[p] / n
+        var = max(0.0, (self.d2[p] - n * mean * mean) / (n - 1))
+        return mean, math.sqrt(var / n)
 

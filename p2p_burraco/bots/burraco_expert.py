@@ -208,7 +208,7 @@ from ..games.base import Action, HandState, Seat
 from ..games.burraco import Attach, BurracoHand, Discard, Meld
 from ._burraco_eval import Evaluator
 from ._seen import seen_ids, unseen_ids
-from ._think import Budget
+from ._think import Budget, PairedMeans
 from .burraco_greedy import GreedyBot
 from .burraco_heuristic import HeuristicBot
 
@@ -256,21 +256,20 @@ class ExpertBot:
         hidden = [p for p in range(len(state.deck)) if p not in seen]
         pool = unseen_ids(state, seat, seen)
         ev = Evaluator(state, seat)
-        results: list[list[float]] = [[] for _ in candidates]
+        acc = PairedMeans(len(candidates))
         for done in range(budget.iterations):
-            if budget.out_of_time(done) or _settled(results, done):
+            if budget.out_of_time(done) or _settled(acc):
                 break
             self.rng.shuffle(pool)
             deal = dict(seen)
             deal.update(zip(hidden, pool))
             root = state.with_cards(deal)
             seed = self.rng.getrandbits(64)
-            for i, a in enumerate(candidates):
-                results[i].append(self._rollout(root, seat, a, ev, seed))
-        self.last_iterations = len(results[0])
+            acc.add([self._rollout(root, seat, a, ev, seed) for a in candidates])
+        self.last_iterations = acc.n
         best, best_gain = 0, 0.0
         for i in range(1, len(candidates)):
-            gain = _clear_gain(results[i], results[0])
+            gain = _clear_gain(acc, i)
             if gain > best_gain:
                 best, best_gain = i, gain
         return candidates[best]
@@ -345,35 +344,26 @@ def final_margin(state: BurracoHand, seat: Seat) -> float:
     return mine - (sum(others) / len(others) if others else 0.0)
 
 
-def _settled(results: list[list[float]], done: int) -> bool:
-    """After `done` deals, is the heuristic's choice sure to stand? Looked at from
+def _settled(acc: PairedMeans) -> bool:
+    """After `acc.n` deals, is the heuristic's choice (move 0) sure to stand? Looked at from
     `SETTLE_FROM` deals on, every `SETTLE_EVERY`: no other candidate is within
     `SETTLE_SIGMAS` standard errors of the `PRIOR` it must beat (the module doc gives the
     measure: on 424 decisions the rule changed none and saved half the deals)."""
+    done = acc.n
     if done < SETTLE_FROM or (done - SETTLE_FROM) % SETTLE_EVERY:
         return False
-    base = results[0]
-    for mine in results[1:]:
-        mean, se = _paired(mine, base)
+    for i in range(1, acc.k):
+        mean, se = acc.difference(i, 0)
         if mean + SETTLE_SIGMAS * se >= PRIOR:
             return False
     return True
 
 
-def _paired(mine: list[float], base: list[float]) -> tuple[float, float]:
-    """The mean of the paired differences and its standard error (two deals or more)."""
-    diffs = [a - b for a, b in zip(mine, base)]
-    n = len(diffs)
-    mean = sum(diffs) / n
-    var = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return mean, (var / n) ** 0.5
-
-
-def _clear_gain(mine: list[float], base: list[float]) -> float:
+def _clear_gain(acc: PairedMeans, i: int) -> float:
     """The mean of the paired differences if it beats `PRIOR` and `SIGMAS` standard errors,
     else 0: a candidate replaces the heuristic's choice only on clear evidence (the module
     doc says why one decision's gain is not the game's)."""
-    if min(len(mine), len(base)) < 2:
+    if acc.n < 2:
         return 0.0
-    mean, se = _paired(mine, base)
+    mean, se = acc.difference(i, 0)
     return mean if mean > PRIOR and mean > SIGMAS * se else 0.0
