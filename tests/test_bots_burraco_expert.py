@@ -62,28 +62,57 @@ def test_a_discard_is_weighed_against_the_meld_passed_up() -> None:
     assert found >= 1, "no decision where the heuristic passed up a meld in this hand"
 
 
-@pytest.mark.parametrize("mine,base,gain", [
-    ([100.0, -50.0, 30.0], [90.0, -70.0, 10.0], (10 + 20 + 20) / 3),   # ahead, clearly
-    ([100.0, -50.0], [96.0, -54.0], 0.0),     # ahead by 4 points a deal: under PRIOR
-    ([500.0, -400.0], [0.0, 0.0], 0.0),       # ahead on average, within the noise
-    ([60.0, 40.0, 50.0], [0.0, 0.0, 0.0], 50.0),   # ahead by many standard errors
-    ([-10.0, 0.0], [0.0, 0.0], 0.0),          # behind
-    ([50.0], [0.0], 0.0),                     # one deal says nothing about the spread
-    ([], [], 0.0),
+_STEADY = [170.0, -50.0] * 4  # paired differences: mean 60, 1.44 standard errors of it
+
+
+@pytest.mark.parametrize("mine,base,sigmas,gain", [
+    ([100.0, -50.0, 30.0], [90.0, -70.0, 10.0], 2.0, (10 + 20 + 20) / 3),   # ahead, clearly
+    ([100.0, -50.0], [96.0, -54.0], 2.0, 0.0),    # ahead by 4 points a deal: under PRIOR
+    ([100.0, -50.0], [96.0, -54.0], 1.0, 0.0),    # … whatever the bar in errors
+    ([500.0, -400.0], [0.0, 0.0], 2.0, 0.0),      # ahead on average, within the noise
+    ([60.0, 40.0, 50.0], [0.0, 0.0, 0.0], 2.0, 50.0),   # ahead by many standard errors
+    (_STEADY, [0.0] * 8, 2.0, 0.0),               # 1.44 errors ahead: not enough at 2 …
+    (_STEADY, [0.0] * 8, 1.0, 60.0),              # … enough at 1 (the draw's bar)
+    ([-10.0, 0.0], [0.0, 0.0], 1.0, 0.0),         # behind
+    ([50.0], [0.0], 1.0, 0.0),                    # one deal says nothing about the spread
+    ([], [], 2.0, 0.0),
 ])
 def test_a_candidate_replaces_the_heuristic_only_on_clear_evidence(
-        mine: list[float], base: list[float], gain: float) -> None:
+        mine: list[float], base: list[float], sigmas: float, gain: float) -> None:
     """The rule that picks between the heuristic's choice and a candidate: the mean paired
-    difference over the same deals, if it beats PRIOR points and SIGMAS standard errors
-    (module doc: why a bar at all)."""
+    difference over the same deals, if it beats PRIOR points and `sigmas` standard errors
+    (module doc: why a bar at all, and why a lower one for the draw or the take)."""
     from p2p_burraco.bots._think import PairedMeans
-    from p2p_burraco.bots.burraco_expert import PRIOR, SIGMAS, _clear_gain
+    from p2p_burraco.bots.burraco_expert import PRIOR, _clear_gain
 
-    assert (PRIOR, SIGMAS) == (5.0, 2.0)
+    assert PRIOR == 5.0
     acc = PairedMeans(2)
     for b, m in zip(base, mine):
         acc.add([b, m])
-    assert _clear_gain(acc, 1) == pytest.approx(gain)
+    assert _clear_gain(acc, 1, sigmas) == pytest.approx(gain)
+
+
+@pytest.mark.parametrize("position,sigmas", [
+    ("fibur 4 | turn 0 draw | hand 7h 8h Kc 4s 6d 10c Qs 3c 5s 9d Jd | pile 9h", 1.0),
+    ("fibur 4 | turn 0 play | hand 7h 8h 9h 4s Kc", 2.0),
+])
+def test_the_draw_or_the_take_is_overruled_on_less_evidence(
+        monkeypatch: pytest.MonkeyPatch, position: str, sigmas: float) -> None:
+    """The bar in standard errors is SIGMAS_DRAW for the draw phase and SIGMAS otherwise
+    (module doc: measured against rollouts played by the heuristic at every seat)."""
+    import p2p_burraco.bots.burraco_expert as expert
+
+    assert (expert.SIGMAS_DRAW, expert.SIGMAS) == (1.0, 2.0)
+    bars: set[float] = set()
+    real = expert._clear_gain
+
+    def spy(acc, i, bar):  # type: ignore[no-untyped-def]
+        bars.add(bar)
+        return real(acc, i, bar)
+
+    monkeypatch.setattr(expert, "_clear_gain", spy)
+    ExpertBot(random.Random(0), think=0.05).choose(parse_position(position), 0)
+    assert bars == {sigmas}
 
 
 _WORSE = [-100.0, -90.0, -110.0, -95.0] * 7
