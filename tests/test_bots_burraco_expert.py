@@ -147,8 +147,11 @@ def test_a_search_stops_once_the_heuristics_choice_is_settled(
 
 def test_the_search_ends_where_the_choice_is_settled(monkeypatch: pytest.MonkeyPatch) -> None:
     """`choose` asks `_settled` after every deal and stops dealing at the first yes."""
+    import p2p_burraco.bots._think as think
     import p2p_burraco.bots.burraco_expert as expert
     from p2p_burraco.bots._think import PairedMeans
+
+    monkeypatch.setattr(think, "HARD_STOP", 1e6)   # a loaded machine: the count, not the clock
 
     asked: list[int] = []
 
