@@ -216,11 +216,11 @@ the draw phase only, 27 for +2.57 (the 11 more are draws and takes, +55 points e
 everywhere 68 for +2.52 (stopping short of an attachment then loses 26 points each, of a meld
 wins 20, another discard 4). Hence `SIGMAS_DRAW` 1: the settled stop (item 4) still changes
 none of the 424 decisions measured for it, and stopping short of a meld keeps its bar of 2,
-where deviating turn after turn compounds. In whole games (`--think 1`, 200 a seed) seeds 0-4
-won 61.0, 57.5, 58.5, 61.5 and 60.0 % against 64.2, 57.2, 52.5, 55.0 and 58.0 % for the bar
-of 2: over 1 000 games 59.7 % (56.7-62.7) against 57.4 %, paired by seed +2.3 ± 1.8 points
-(inside the noise, as every change since stop 30 has been), mean margin +91 points a hand
-against +76, at 220-229 ms a move and 1.56 s at worst. Kept for the measured reason above,
+where deviating turn after turn compounds. In whole games (`--think 1`, 200 a seed) seeds 0-5
+won 61.0, 57.5, 58.5, 61.5, 60.0 and 58.5 % against 64.2, 57.2, 52.5, 55.0, 58.0 and 55.8 %
+for the bar of 2: over 1 200 games 59.5 % (56.7-62.2) against 57.1 %, paired by seed +2.4 ±
+1.5 points (inside the noise, as every change since stop 30 has been), mean margin +91 points
+a hand against +73, at 220-229 ms a move and 1.56 s at worst. Kept for the measured reason above,
 not for the games, which do not tell it from the bar of 2.
 """
 
