@@ -220,8 +220,8 @@ where deviating turn after turn compounds. In whole games (`--think 1`, 200 a se
 won 61.0, 57.5, 58.5, 61.5, 60.0 and 58.5 % against 64.2, 57.2, 52.5, 55.0, 58.0 and 55.8 %
 for the bar of 2: over 1 200 games 59.5 % (56.7-62.2) against 57.1 %, paired by seed +2.4 ±
 1.5 points (inside the noise, as every change since stop 30 has been), mean margin +91 points
-a hand against +73, at 220-229 ms a move and 1.56 s at worst. Kept for the measured reason above,
-not for the games, which do not tell it from the bar of 2.
+a hand against +73, at 220-229 ms a move and 1.56 s at worst. Kept for the measured reason
+above, not for the games, which do not tell it from the bar of 2.
 """
 
 from __future__ import annotations
