@@ -40,13 +40,9 @@ def seen_card(state: HandState, seat: Seat, pos: Pos) -> Card | None:
 
 def seen_ids(state: HandState, seat: Seat) -> dict[Pos, CardId]:
     """Every position whose card `seat` may know now (own hand, public cards…)."""
-    # the audiences asked once where the state can (a bot asks this at every decision:
-    # one frozenset per kind of position instead of one per position)
-    every = getattr(state, "audiences", None)
-    audiences = every() if every is not None else [state.audience(p)
-                                                   for p in range(len(state.deck))]
+    # every audience at once: a bot asks this at every decision
     out: dict[Pos, CardId] = {}
-    for pos, audience in enumerate(audiences):
+    for pos, audience in enumerate(state.audiences()):
         if _may_know(state, seat, pos, audience):
             cid = state.card_at(pos)
             if cid is not None:

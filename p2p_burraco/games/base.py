@@ -200,6 +200,11 @@ class HandState(Protocol):
         """Seats entitled to know the card at `pos` right now (all seats = public)."""
         ...
 
+    def audiences(self) -> list[frozenset[Seat]]:
+        """`audience(pos)` of every position at once, in position order (asked after every
+        move, so a game may share one frozenset among positions of one kind)."""
+        ...
+
     # --- turn and legality -----------------------------------------------------------
     @property
     def to_move(self) -> Seat | None:
