@@ -99,7 +99,7 @@ def test_a_candidate_replaces_the_heuristic_only_on_clear_evidence(
 def test_the_draw_or_the_take_is_overruled_on_less_evidence(
         monkeypatch: pytest.MonkeyPatch, position: str, sigmas: float) -> None:
     """The bar in standard errors is SIGMAS_DRAW for the draw phase and SIGMAS otherwise
-    (module doc: measured against rollouts played by the heuristic at every seat)."""
+    (burraco_expert.md: measured against rollouts played by the heuristic at every seat)."""
     import p2p_burraco.bots.burraco_expert as expert
 
     assert (expert.SIGMAS_DRAW, expert.SIGMAS) == (1.0, 2.0)
@@ -133,7 +133,7 @@ def test_a_search_stops_once_the_heuristics_choice_is_settled(
         candidates: list[list[float]], done: int, settled: bool) -> None:
     """The rollouts stop early when no candidate is within SETTLE_SIGMAS standard errors of
     the PRIOR it must beat (the heuristic's move would stand whatever the remaining deals
-    said, with the odds the module doc measured), looked at every SETTLE_EVERY deals."""
+    said, with the odds burraco_expert.md measured), looked at every SETTLE_EVERY deals."""
     from p2p_burraco.bots._think import PairedMeans
     from p2p_burraco.bots.burraco_expert import (SETTLE_EVERY, SETTLE_FROM, SETTLE_SIGMAS,
                                                  _settled)
@@ -170,7 +170,7 @@ def test_a_rollout_ends_the_seats_turn_as_the_heuristic_then_plays_greedy(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """In a rollout the seat finishes the turn it is weighing as the heuristic (the rest of
     that turn is what the candidate is about), then greedy bots play every seat, its own
-    included, to the hand's end (module doc: why its later turns are not the heuristic's)."""
+    included, to the hand's end (burraco_expert.md: why its later turns are not the heuristic's)."""
     from p2p_burraco.bots.burraco_greedy import GreedyBot
 
     turns: dict[str, set[tuple[int, int]]] = {"heuristic": set(), "greedy": set()}
