@@ -17,12 +17,28 @@ from collections.abc import Callable
 
 import pytest
 
-from p2p_burraco.bots import make_strategy
+from p2p_burraco.bots import Strategy, make_strategy
+from p2p_burraco.bots.briscola_heuristic import HeuristicBot as BriscolaHeuristic
 from p2p_burraco.games.base import Action, HandState, RuleViolation, check_cards_conserved
 from p2p_burraco.selfplay import SelfplayConfig, make_match
 
 Order = list[int]
 History = list[tuple[int, Action]]
+
+
+# The Briscola heuristic's playouts in pairs (up to 800 deals a decision, ~38 ms) dominate these
+# tests' time. What they check (the seat's view only, legal moves, the same play from the same
+# seed) does not depend on how many deals are sampled: 64 still goes through the early stop's
+# check (from `_think.MIN_DEALS`, 48, on) and keeps the suite within its minute.
+_PLAYOUTS = 64
+
+
+def _bot(game: str, name: str, rng: random.Random, think: float | None = None) -> Strategy:
+    """`make_strategy`, with the Briscola heuristic sampling `_PLAYOUTS` deals at most."""
+    bot = make_strategy(game, name, rng, think=think)
+    if isinstance(bot, BriscolaHeuristic):
+        bot.playouts = _PLAYOUTS
+    return bot
 
 
 def _fresh(cfg: SelfplayConfig, seed: int) -> HandState:
@@ -59,7 +75,7 @@ def _swap_hidden(state: HandState, order: Order, hidden: list[int]) -> Order:
 
 def _choice(game: str, bot: str, seed: int, state: HandState, seat: int,
             think: float | None = None) -> dict[str, object]:
-    return make_strategy(game, bot, random.Random(seed), think=think).choose(state, seat).to_wire()
+    return _bot(game, bot, random.Random(seed), think=think).choose(state, seat).to_wire()
 
 
 def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = None,
@@ -81,7 +97,7 @@ def check_hygiene(game: str, players: int, seed: int, *, variant: str | None = N
             for s in state.audience(pos):
                 ever_seen[s].add(pos)
 
-    bots = [make_strategy(game, bot, random.Random(f"bot:{seed}:{s}"), think=think)
+    bots = [_bot(game, bot, random.Random(f"bot:{seed}:{s}"), think=think)
             for s in range(n)]
     history: History = []
     checked = decisions = 0
@@ -170,7 +186,7 @@ def test_heuristic_moves_are_legal(game: str, players: int, variant: str) -> Non
         state = _fresh(cfg, seed)
         for pos, cid in enumerate(_deal(state, seed)):
             state.learn(pos, cid)
-        bots = [make_strategy(game, "heuristic", random.Random(s)) for s in range(players)]
+        bots = [_bot(game, "heuristic", random.Random(s)) for s in range(players)]
         steps = 0
         while not state.is_over:
             seat = state.to_move
@@ -191,7 +207,7 @@ def _hand_log(game: str, players: int, seed: int,
     state = _fresh(cfg, seed)
     for pos, cid in enumerate(_deal(state, seed)):
         state.learn(pos, cid)
-    bots = [make_strategy(game, "heuristic", random.Random(f"det:{s}")) for s in range(players)]
+    bots = [_bot(game, "heuristic", random.Random(f"det:{s}")) for s in range(players)]
     log = []
     while not state.is_over:
         seat = state.to_move
