@@ -38,7 +38,7 @@ import msgpack
 PROTOCOL_NAME = "p2p-burraco"
 PROTOCOL_VERSIONS: tuple[int, int] = (1, 1)
 """(lowest, highest) protocol version this software speaks."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever a message, a field or an error code changes (protocol/schema/)."""
 
 HEADER = struct.Struct(">I")

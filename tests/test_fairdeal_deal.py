@@ -137,7 +137,7 @@ def test_hand_start_names_everything_an_auditor_needs() -> None:
             "host_key", "match_id", "hand_no", "protocol", "first_dealer", "dealer",
             "options", "state", "prev_result", "clock", "hand_id", "at", "head",
             "sig"} <= set(hs)
-    assert hs["protocol"] == PROTOCOL_ID == "p2p-burraco/fairdeal/v2"
+    assert hs["protocol"] == PROTOCOL_ID == "p2p-burraco/fairdeal/v3"
     assert hs["host_key"] == signing.public_key_bytes(HOST)
     assert hs["hand_id"] == hand_id_for(MATCH, 3, signing.public_key_bytes(HOST), SEAT_KEYS)
     # entry 0 of the log, made on the empty log; the first hand of a match follows no result

@@ -552,7 +552,7 @@ def test_the_seed_is_persisted_before_the_commitment_leaves() -> None:
 
 def test_protocol_id_is_one_string() -> None:
     from p2p_burraco.fairdeal.local import PROTOCOL_ID
-    assert PROTOCOL_ID == M.PROTOCOL_ID == "p2p-burraco/fairdeal/v2"
+    assert PROTOCOL_ID == M.PROTOCOL_ID == "p2p-burraco/fairdeal/v3"
 
 
 def test_outgoing_is_for_one_seat_or_everyone() -> None:

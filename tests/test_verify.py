@@ -223,6 +223,10 @@ def test_missing_sign_off_is_incomplete_exit_2(match: Played, tmp_path: Path,
                                                capsys: pytest.CaptureFixture[str]) -> None:
     t = match.hand(1)
     t.sign_offs = [so for so in t.sign_offs if so["seat"] != 1]
+    assert t.hand_end is not None    # a host that closed the hand without seat 1's
+    end = {k: v for k, v in t.hand_end.items() if k != "sig"}
+    end["sign_offs"] = [so for so in end["sign_offs"] if so["seat"] != 1]
+    t.hand_end = signing.sign(match.table.host_key, end)
     d = write(tmp_path, match, [match.hand(0), t, match.hand(2)])
     code, out = verify(capsys, tmp_path, d)
     assert code == 2, out

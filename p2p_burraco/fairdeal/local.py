@@ -20,7 +20,7 @@ from .deal import CHAIN_CODES, SEAT_TYPES, Audience, DealError, PublicDeal
 from .seat import SeatDealer
 from .transcript import Transcript
 
-PROTOCOL_ID = "p2p-burraco/fairdeal/v2"
+PROTOCOL_ID = "p2p-burraco/fairdeal/v3"
 NO_RESULT = b"\x00" * 32
 """`prev_result` of a match's first hand: no hand result precedes it."""
 

@@ -29,6 +29,7 @@ from . import messages as M
 from .matchstate import MatchState, MatchStateError
 from .outcome import HandOutcome, decide, result_hash
 from .replica import HandReplica, ReplicaError, TableError
+from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 
 UNFAIR = "unfair"
 """Kept for callers of the first round: a hand that failed its audit."""
@@ -83,6 +84,7 @@ class HandAudit:
     notes: list[str] = field(default_factory=list)
     signed: list[int] = field(default_factory=list)     # seats that signed this very result
     unsigned: list[int] = field(default_factory=list)   # seats whose sign-off is missing
+    excused: list[int] = field(default_factory=list)    # out of the hand: none is owed
     closed: bool = False                                # a valid host hand_end closes it
 
     @property
@@ -293,19 +295,28 @@ def audit_transcript(t: Transcript, state: MatchState | None = None) -> HandAudi
     keys = [bytes(k) for k in hs.get("seat_keys") or []]
     signed: set[int] = set()
     disputed: list[int] = []
-    for so in t.sign_offs:
-        seat = so.get("seat")
-        if not isinstance(seat, int) or not 0 <= seat < len(keys) \
-                or not signing.verify(keys[seat], so) or so.get("type") != "sign_off" \
-                or so.get("hand_id") != hs.get("hand_id"):
-            verdict.faults.append(Fault(None, "bad_signature", None,
-                                        f"a sign-off claimed by seat {seat!r} does not verify"))
+    carried = carried_sign_offs(end) if report.closed else []
+    for so in carried:
+        problem = sign_off_problem(hs, so)
+        if problem is not None:     # the host signed a hand_end carrying it: its word
+            verdict.faults.append(Fault(None, "false_sign_off", None,
+                                        f"the host's hand_end carries {problem}", party="host"))
+    for so in merge_sign_offs(t.sign_offs, [so for so in carried
+                                            if sign_off_problem(hs, so) is None]):
+        problem = sign_off_problem(hs, so)
+        if problem is not None:
+            verdict.faults.append(Fault(None, "bad_signature", None, problem))
             continue
+        seat = int(so["seat"])
         if so.get("transcript_hash") == computed and so.get("result_hash") == expected:
             signed.add(seat)
         else:
             disputed.append(seat)
     report.notes.extend(f"seat {s} signed another history or result" for s in disputed)
     report.signed = sorted(signed)
-    report.unsigned = sorted(set(range(len(keys))) - signed)
+    # a seat a signed, true timeout put out of the hand (away past grace, stalled) owes no
+    # sign-off: the host closes the hand without it, and so may the record
+    gone = set(report.replica.gone) if report.replica is not None else set()
+    report.excused = sorted(gone - signed)
+    report.unsigned = sorted(set(range(len(keys))) - signed - gone)
     return report

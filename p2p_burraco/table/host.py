@@ -613,14 +613,15 @@ class HostTable:
         assert self.result_hash is not None
         report = self.audit
         assert report is not None
+        sign_offs = [self.sign_offs.get(s) or self.disputes[s] for s in range(self.n_seats)
+                     if s in self.sign_offs or s in self.disputes]
         self.hand_end = signing.sign(self.host_key, {
             "type": "hand_end", "hand_id": replica.hand_id,
             "transcript_hash": replica.deal.head, "result_hash": self.result_hash,
             "result": outcome.result.to_wire(), "outcome": outcome.to_wire(),
             "verdict": report.verdict.to_wire(), "state": after.snapshot(),
-            "match_over": after.is_over})
-        sign_offs = [self.sign_offs.get(s) or self.disputes[s] for s in range(self.n_seats)
-                     if s in self.sign_offs or s in self.disputes]
+            "match_over": after.is_over,
+            "sign_offs": [dict(so) for so in sign_offs]})   # every seat's record proves it
         transcript = Transcript([dict(e) for e in replica.deal.log], dict(self.hand_end),
                                 sign_offs)
         self.state = after

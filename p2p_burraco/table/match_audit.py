@@ -43,6 +43,7 @@ from ..fairdeal.transcript import Transcript, log_hash
 from ..games.base import forfeit_result
 from .audit import HandAudit, audit_transcript
 from .matchstate import MatchState, MatchStateError
+from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 
 FAIR, CHEAT, INCOMPLETE = "fair", "cheat", "incomplete"
 EXIT_CODES = {FAIR: 0, CHEAT: 1, INCOMPLETE: 2}
@@ -146,7 +147,7 @@ class HandCheck:
     def message(self, f: Fault) -> str:
         """Which message proves it: 'message 12 (release)', 'the hand_end', …"""
         if f.where is None:
-            if f.what in ("tampered", "wrong_result", "false_verdict"):
+            if f.what in ("tampered", "wrong_result", "false_verdict", "false_sign_off"):
                 return "the hand_end"
             if f.what == "bad_signature" and "sign-off" in f.detail:
                 return "a sign-off"
@@ -372,12 +373,11 @@ def audit_hand_file(path: str, t: Transcript, state: MatchState | None) -> HandC
         h.notes.append("the hand_end differs from the log's outcome in: "
                        + ", ".join(_end_diff(t.hand_end or {}, report, h.log_hash)))
     hs = t.entries[0]
-    keys: list[Any] = hs["seat_keys"] if isinstance(hs.get("seat_keys"), list) else []
     present: set[int] = set()
-    for so in t.sign_offs:
-        seat = so.get("seat")
-        if _is_int(seat) and 0 <= seat < len(keys) and so.get("type") == "sign_off" \
-                and so.get("hand_id") == hs.get("hand_id") and signing.verify(keys[seat], so):
+    for so in merge_sign_offs(t.sign_offs, carried_sign_offs(t.hand_end)
+                              if report.closed else []):
+        if sign_off_problem(hs, so) is None:
+            seat = int(so["seat"])
             present.add(seat)
             if so.get("transcript_hash") == h.log_hash:
                 h.saw_log.add(seat)
@@ -395,6 +395,9 @@ def audit_hand_file(path: str, t: Transcript, state: MatchState | None) -> HandC
                              "result (the record cannot say whose account is wrong)")
         else:
             h.missing.append(f"{label}'s sign-off")
+    for s in report.excused:
+        h.notes.append(f"seat {s} ({h.seat_name(s) or '?'}) did not sign off: a signed "
+                       "timeout put it out of the hand, so none is owed")
     return h
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-PROTOCOL_ID = "p2p-burraco/fairdeal/v2"
+PROTOCOL_ID = "p2p-burraco/fairdeal/v3"
 """Named in every `hand_start`; a peer refuses a hand of a protocol it does not speak."""
 
 CHAIN_FIELDS: dict[str, str] = {
@@ -91,12 +91,13 @@ TABLE_MESSAGES: dict[str, dict[str, Any]] = {
     "hand_end": {"fields": {"hand_id": "bytes16", "transcript_hash": "bytes32",
                             "result_hash": "bytes32", "result": "map", "outcome": "map",
                             "verdict": "map", "state": "map", "match_over": "bool",
-                            **SIG_FIELD},
+                            "sign_offs": "list[map]", **SIG_FIELD},
                  "signed_by": "host", "sender": "host",
                  "doc": "The hand is over and audited (not a log entry: it names the log's "
                         "hash): the score, the outcome (scored, void, forfeit, abandon), the "
                         "verdict, the match state after it, and the result hash every seat "
-                        "signs in its sign_off."},
+                        "signs in its sign_off; and every seat's sign_off the host holds, so "
+                        "each seat's own record of the hand proves it alone."},
     # ------------------------------------------------------------------ seat-authored
     "commit": _seat_msg(
         "The seat's commitment to its secret seed, and its seed-derived X25519 key "

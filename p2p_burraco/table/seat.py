@@ -52,6 +52,7 @@ from . import messages as M
 from .audit import HandAudit, audit_hand
 from .matchstate import MatchState, MatchStateError
 from .replica import HandReplica, ReplicaError, TableError
+from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 from .store import MemorySeatStore, SeatStore, StoreError
 
 DEAL_PHASES = ("commit", "shuffle", "lock", "deal")
@@ -577,10 +578,18 @@ class SeatClient:
             problem = "the host's result of this hand differs from the one we signed"
         if problem is not None:
             self._halt(problem, msg)
+        carried = carried_sign_offs(msg)
+        bad = [p for p in (sign_off_problem(replica.hs, so) for so in carried) if p]
+        if bad and problem is None:
+            self._halt("the host's signed hand_end carries a sign-off no seat signed: "
+                       + bad[0], msg)
         if self.match_id is not None and self.hand_start is not None:
-            sign_off = [m for m in self.store.statements(replica.hand_id)
-                        if m.get("type") == "sign_off"]
-            t = Transcript([dict(e) for e in replica.deal.log], dict(msg), sign_off)
+            own = [m for m in self.store.statements(replica.hand_id)
+                   if m.get("type") == "sign_off"]
+            good = [so for so in carried if sign_off_problem(replica.hs, so) is None]
+            # every seat's sign-off: this seat's own record proves the hand by itself
+            t = Transcript([dict(e) for e in replica.deal.log], dict(msg),
+                           merge_sign_offs(own, good))
             self.store.save_record(self.match_id,
                                    f"hand-{int(self.hand_start['hand_no']) + 1:03d}.p2pb",
                                    t.to_bytes())
