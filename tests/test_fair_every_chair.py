@@ -222,3 +222,70 @@ def test_four_join_peers_each_hold_a_record_that_verifies_alone(tmp_path: Path) 
         capture_output=True, text=True, timeout=120).stdout)
     assert data["verdict"] == "fair"
 
+
+
+# --------------------------------------------------------------------------- identity
+
+def _run_verify(*args: str | Path) -> tuple[int, str]:
+    import contextlib
+    import io
+
+    from p2p_burraco.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main(["verify", *map(str, args)])
+    return code, buf.getvalue()
+
+
+def test_a_machine_that_met_other_hosts_never_convicts_an_honest_stranger(
+        tmp_path: Path) -> None:
+    """This machine met another `host` and other players called `bot 0`, `bot 1` (every
+    `play` does): an honest record of another host verifies with exit 0, warns naming both
+    keys of each shared name, and names nobody at fault (on main: exit 1, `CHEAT by the
+    record: key_mismatch`)."""
+    from p2p_burraco.storage.known_keys import KnownKeys, known_keys_path
+
+    t = play("briscola", 2, seed=11, hands=1)
+    d = write_copies(t, tmp_path / "rec")["seat0"]
+    home = tmp_path / "home"
+    kk = KnownKeys()
+    for label, fill in (("host", 1), ("bot 0", 2), ("bot 1", 3)):
+        kk.remember(label, bytes([fill]) * 32)
+    kk.save(known_keys_path(home))
+    code, out = _run_verify("--data-dir", home, d)
+    assert code in (0, 2), out
+    assert "CHEAT" not in out and "at fault" not in out
+    assert (bytes([2]) * 32).hex() in out and t.config.seat_keys[0].hex() in out
+    assert "warning: seat 0 is named 'bot 0'" in out
+
+
+def test_a_failed_pin_is_not_fair_and_names_no_honest_party(tmp_path: Path) -> None:
+    """`--keys` pins the real players; an outsider re-keys seat 1 (its own key, its own
+    host key, the hand_start re-signed): not fair (exit 1), and neither the honest pinned
+    seat nor anyone else is listed as proven at fault (on main: seat 0 among them)."""
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+    from p2p_burraco.fairdeal import signing
+    from p2p_burraco.fairdeal.local import hand_id_for
+
+    t = play("briscola", 2, seed=12, hands=1)
+    d = write_copies(t, tmp_path / "rec")["host"]
+    f = sorted(d.glob("hand-*.p2pb"))[0]
+    tr = Transcript.load(str(f))
+    outsider, fake_host = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    hs = {k: v for k, v in tr.entries[0].items() if k != "sig"}
+    hs["seat_keys"] = [hs["seat_keys"][0], signing.public_key_bytes(outsider)]
+    hs["host_key"] = signing.public_key_bytes(fake_host)
+    hs["hand_id"] = hand_id_for(hs["match_id"], hs["hand_no"], hs["host_key"],
+                                hs["seat_keys"])
+    tr.entries[0] = signing.sign(fake_host, hs)
+    tr.save(str(f))
+    pins = tmp_path / "pins"
+    pins.write_text(f"host {t.host.host_public.hex()}\nbot 0 {t.config.seat_keys[0].hex()}\n"
+                    f"bot 1 {t.config.seat_keys[1].hex()}\n")
+    code, out = _run_verify("--data-dir", tmp_path / "home", "--keys", pins, d)
+    assert code == 1, out
+    verdicts = [ln for ln in out.splitlines() if "verdict" in ln]
+    assert verdicts and all("CHEAT" not in ln and "also proven" not in ln for ln in verdicts)
+    assert "not signed by the keys pinned" in out and "nobody is proven at fault" in out

@@ -268,10 +268,12 @@ def collect(paths: Sequence[str]) -> tuple[list[Unit], list[tuple[str, str]]]:
 
 # --------------------------------------------------------------------------- pins
 
-def key_checker(args: argparse.Namespace) -> tuple[Callable[[str, bytes], str], list[str]]:
-    """check(name, key) from `--keys FILE` (authoritative for the names it pins) and this
-    machine's known keys; and what was consulted."""
-    from ..storage.known_keys import KnownKeys, KnownKeysError, known_keys_path
+def key_checker(args: argparse.Namespace
+                ) -> tuple[Callable[[str, str, bytes], tuple[str, str]], list[str]]:
+    """check(role, name, key) from `--keys FILE` (the auditor's explicit pins) and this
+    machine's memory of the keys it met (`storage.known_keys.KeyJudge`); and what was
+    consulted."""
+    from ..storage.known_keys import KeyJudge, KnownKeys, KnownKeysError, known_keys_path
 
     sources: list[str] = []
     pinned = KnownKeys()
@@ -291,16 +293,10 @@ def key_checker(args: argparse.Namespace) -> tuple[Callable[[str, bytes], str], 
         path = known_keys_path(data_dir)
         known = KnownKeys.load(path)
         if len(known):
-            sources.append(f"{path} ({len(known)} pin(s))")
+            sources.append(f"{path} ({len(known)} key(s) met)")
     except (KnownKeysError, OSError, ImportError) as exc:
         print(f"p2p-burraco verify: warning: known keys not used: {exc}", file=sys.stderr)
-
-    def check(name: str, key: bytes) -> str:
-        if name in pinned:
-            return pinned.check(name, key)
-        return known.check(name, key)
-
-    return check, sources
+    return KeyJudge(pinned, known).check, sources
 
 
 # --------------------------------------------------------------------------- printing
@@ -318,9 +314,10 @@ def _cards(hand: Any, positions: list[int]) -> str:
 def _key_status(ma: Any, role: str, key: Any) -> str:
     for use in ma.keys:
         if use.role == role and use.key == key:
-            return {"pinned": "pinned", "unknown": "unpinned", "mismatch": "NOT THE PINNED KEY",
-                    "": "unpinned"}[use.status]
-    return "unpinned"
+            return {"pinned": "pinned", "known": f"met before as {use.detail}",
+                    "unknown": "unknown", "clash": "UNKNOWN KEY FOR THIS NAME",
+                    "mismatch": "NOT THE PINNED KEY", "": "unknown"}[use.status]
+    return "unknown"
 
 
 def fault_line(h: Any, f: Any) -> str:
@@ -426,7 +423,13 @@ def _also(h: Any) -> str:
     return f"; also proven: {', '.join(out)}" if out else ""
 
 
+PIN_FAILED = ("verdict: NOT FAIR — a key here is not the one --keys pins for its name: not "
+              "the record of the people pinned; nothing in it is counted against anyone")
+
+
 def _verdict_lines(h: Any) -> list[str]:
+    if h.pin_failed:
+        return [PIN_FAILED]
     if h.primary is not None:
         out = [f"verdict: NOT FAIR — CHEAT by {_culprit_text(h.primary, h)}{_also(h)}"]
         if len(h.trusted) > 1:
@@ -444,6 +447,8 @@ def _verdict_lines(h: Any) -> list[str]:
 
 
 def _hand_quiet(h: Any) -> str:
+    if h.pin_failed:
+        return f"{h.path}: NOT FAIR — not the pinned keys"
     if h.primary is not None:
         return f"{h.path}: CHEAT — {_culprit_text(h.primary, h)}{_also(h)}"
     if h.missing:
@@ -495,16 +500,23 @@ def match_summary(ma: Any) -> list[str]:
     else:
         chain = "chain BROKEN"
     lines = [f"match {mid} ({ma.source}): {len(hands)} hand(s) [{span}], {chain}"]
-    unpinned = [u for u in ma.keys if u.status in ("unknown", "")]
+    unpinned = [u for u in ma.keys if u.status in ("unknown", "", "clash")]
     pinned = [u for u in ma.keys if u.status == "pinned"]
+    met = [u for u in ma.keys if u.status == "known"]
     if pinned:
         lines.append("  pinned keys: " + ", ".join(f"{u.role} {u.name}" if u.role != "host"
                                                    else "host" for u in pinned))
+    if met:
+        lines.append("  keys met before: " + ", ".join(
+            f"{u.role} {u.name}" + (f" (met as {u.detail})" if u.detail != u.name else "")
+            for u in met))
     if unpinned:
-        lines.append("  unpinned keys (compare them with the players'; pin them with these "
-                     "lines in --keys FILE or <data-dir>/known_keys):")
+        lines.append("  unknown keys (compare them with the players'; pin them with these "
+                     "lines in --keys FILE):")
         lines.extend(f"    {u.name} {u.key.hex()}    # {u.role}, from hand {u.hand_no + 1}"
                      for u in unpinned)
+    for w in ma.warnings:
+        lines.append(f"  warning: {w}")
     computed = ma.standings("computed")
     stated = ma.standings("stated")
     if computed is not None:
@@ -549,6 +561,9 @@ def match_verdict(ma: Any) -> str:
         found = ma.culprit()
         assert found is not None
         f, h = found
+        if f.what == "key_mismatch":
+            return (f"match verdict: NOT FAIR — not signed by the keys pinned: {f.detail}; "
+                    "nobody is proven at fault")
         where = f" (hand {h.hand_no + 1}, {h.path})" if h is not None else ""
         also = _also(h) if h is not None else ""
         return f"match verdict: NOT FAIR — CHEAT by {_culprit_text(f, h)}{where}{also}"
@@ -610,7 +625,9 @@ def match_json(ma: Any) -> dict[str, Any]:
         "missing": list(ma.missing), "notes": list(ma.notes),
         "faults": [_fault_json(None, f) for f in ma.faults],
         "keys": [{"role": u.role, "name": u.name, "key": u.key.hex(),
-                  "status": u.status or "unknown", "hand": u.hand_no + 1} for u in ma.keys],
+                  "status": u.status or "unknown", "detail": u.detail,
+                  "hand": u.hand_no + 1} for u in ma.keys],
+        "warnings": list(ma.warnings),
         "standings": {"computed": _standings_view(ma.standings("computed")),
                       "stated": _standings_view(ma.standings("stated")),
                       "result_json": (ma.result or {}).get("standings")
@@ -623,7 +640,8 @@ def match_json(ma: Any) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- run
 
-def verify_units(units: Sequence[Unit], check: Callable[[str, bytes], str] | None) -> list[Any]:
+def verify_units(units: Sequence[Unit],
+                 check: Callable[[str, str, bytes], tuple[str, str]] | None) -> list[Any]:
     from ..table.match_audit import audit_match
 
     out = []
@@ -696,8 +714,10 @@ def run(args: argparse.Namespace) -> int:
             for f in ma.faults:
                 print(f"  fault: {fault_line(None, f)}")
             for use in ma.keys:
-                if use.status in ("unknown", ""):
-                    print(f"  unpinned key: {use.name} {use.key.hex()}    # {use.role}")
+                if use.status in ("unknown", "", "clash"):
+                    print(f"  unknown key: {use.name} {use.key.hex()}    # {use.role}")
+            for w in ma.warnings:
+                print(f"  warning: {w}")
             if ma.faults or ma.missing:
                 print("  " + match_verdict(ma))
         else:

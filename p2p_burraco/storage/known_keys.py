@@ -34,6 +34,9 @@ HOST = "host"
 """The name the host's key is pinned under."""
 
 PINNED, UNKNOWN, MISMATCH = "pinned", "unknown", "mismatch"
+KNOWN, CLASH = "known", "clash"
+"""`KeyJudge` statuses: a key this machine met before (under any name); a name this
+machine met with other keys only (a warning: names are labels, keys are identities)."""
 
 _HEADER = ("# p2p-burraco known keys: `name fingerprint` per line (fingerprint = the key's hex,\n"
            "# or a prefix of at least 16 hex digits); the host's key under the name `host`.\n")
@@ -178,3 +181,35 @@ def load(path: Path | str) -> KnownKeys:
 
 def save(keys: KnownKeys, path: Path | str | None = None) -> Path:
     return keys.save(path)
+
+
+class KeyJudge:
+    """What a key a record names is to this auditor (PROTOCOL § 9, the identity model).
+
+    `pinned` (`verify --keys FILE`) is the auditor's own explicit word: a name it pins must
+    sign with a pinned key, else the record is not the one of the people pinned
+    (`mismatch`). `known` (`<data-dir>/known_keys`) is only this machine's memory of the
+    keys it met and the names they used: a key met before is `known`; a key never met is
+    `unknown` (shown as a fingerprint); a name met before with other keys only is a `clash`
+    — a warning naming both keys, never a fault, since two people may share a name and
+    every table has a `host`. The host's label is `host` in both files."""
+
+    def __init__(self, pinned: KnownKeys | None = None, known: KnownKeys | None = None
+                 ) -> None:
+        self.pinned = pinned if pinned is not None else KnownKeys()
+        self.known = known if known is not None else KnownKeys()
+
+    def check(self, role: str, name: str, key: bytes) -> tuple[str, str]:
+        """(status, detail): `role` "host" or "seat N", `name` the record's label."""
+        label = HOST if role == HOST else name
+        hexkey = bytes(key).hex()
+        if label in self.pinned:
+            status = self.pinned.check(label, key)
+            fps = self.pinned.pins[" ".join(label.split())]
+            return status, ", ".join(fps) if status == MISMATCH else ""
+        met = sorted({n for n, fp in self.known if hexkey.startswith(fp)})
+        if met:
+            return KNOWN, ", ".join(met)
+        if label != HOST and self.known.check(label, key) == MISMATCH:
+            return CLASH, ", ".join(self.known.pins[" ".join(label.split())])
+        return UNKNOWN, ""

@@ -94,8 +94,10 @@ class KeyUse:
     role: str
     name: str
     key: bytes
-    status: str            # pinned | unknown | mismatch | "" (no pins consulted)
+    status: str            # pinned | known | unknown | clash | mismatch | "" (no pins)
     hand_no: int           # first hand naming it
+    detail: str = ""       # the pinned keys (mismatch), the names met (known), the keys
+                           # the name was met with (clash)
 
 
 @dataclass
@@ -117,6 +119,7 @@ class HandCheck:
     disputed: list[int] = field(default_factory=list)
     saw_log: set[int] = field(default_factory=set)   # seats that signed off this very log
     other_log: set[int] = field(default_factory=set)  # seats that signed off another log
+    pin_failed: bool = False    # a key here is not the one `--keys` pins for its name
 
     @property
     def hs(self) -> Mapping[str, Any]:
@@ -162,7 +165,7 @@ class HandCheck:
 
     @property
     def verdict(self) -> str:
-        if self.trusted:
+        if self.trusted or self.pin_failed:
             return CHEAT
         if self.missing:
             return INCOMPLETE
@@ -191,6 +194,7 @@ class MatchAudit:
     faults: list[Fault] = field(default_factory=list)     # the match's own (record)
     missing: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)     # identity warnings: no verdict
     keys: list[KeyUse] = field(default_factory=list)
     chain_checked: bool = False
     chain_ok: bool = True
@@ -469,13 +473,14 @@ _BINDING = ("game", "variant", "n_seats", "first_dealer", "options", "clock", "d
 def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
                 result: Any = None, result_path: str | None = None,
                 foreign: Sequence[tuple[str, bytes]] = (),
-                key_check: Callable[[str, bytes], str] | None = None,
+                key_check: Callable[[str, str, bytes], tuple[str, str]] | None = None,
                 source: str = "") -> MatchAudit:
     """Audit the hands of one match (see the module docstring). `hands`: (path, transcript)
     of one match id, any order. `alone`: a single file verified by itself (no chain, no
     missing hands). `result`: result.json's parsed value (or a string saying why it could
     not be read). `foreign`: (path, match id) of files found among this match's that belong
-    to another match. `key_check(name, key)`: "pinned" | "unknown" | "mismatch"."""
+    to another match. `key_check(role, name, key)`: (status, detail) as
+    `storage.known_keys.KeyJudge.check` gives them."""
     ordered = sorted(hands, key=lambda pt: (
         pt[1].entries[0].get("hand_no") if _is_int(pt[1].entries[0].get("hand_no"))
         else 1 << 40, pt[0]))
@@ -641,16 +646,31 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
                     continue
                 ident = (role, name, k)
                 if ident in seen_keys:
+                    if seen_keys[ident].status == "mismatch":
+                        h.pin_failed = True
                     continue
-                status = key_check(name, k) if key_check is not None else ""
-                use = KeyUse(role, name, k, status, h.hand_no)
+                status, detail = key_check(role, name, k) if key_check is not None \
+                    else ("", "")
+                use = KeyUse(role, name, k, status, h.hand_no, detail)
                 seen_keys[ident] = use
                 ma.keys.append(use)
                 if status == "mismatch":
+                    h.pin_failed = True
                     ma.faults.append(record_fault(
                         "key_mismatch", f"{role} ({name}) signs with key {k.hex()[:16]}…, which "
-                                        f"is not the key pinned for {name!r} (first in hand "
-                                        f"{h.hand_no + 1}, {path})"))
+                                        f"is not the key pinned for {name!r} ({detail}) "
+                                        f"(first in hand {h.hand_no + 1}, {path}): this is not "
+                                        "the record of the people pinned, and it proves "
+                                        "nothing against them"))
+                elif status == "clash":
+                    ma.warnings.append(
+                        f"{role} is named {name!r} here with key {k.hex()}; this machine met "
+                        f"{name!r} with key {detail} — names are labels, the key is the "
+                        "identity: compare the fingerprints with the person")
+            if h.pin_failed:
+                # statements of keys that are not the pinned people's convict nobody
+                h.discounted.extend(h.trusted)
+                h.trusted, h.primary = [], None
         ma.hands.append(h)
         # the fold through this hand (from a state taken on trust if it had to be)
         if h.sound and hand_no is not None and signed_hs:
