@@ -289,3 +289,82 @@ def test_a_failed_pin_is_not_fair_and_names_no_honest_party(tmp_path: Path) -> N
     verdicts = [ln for ln in out.splitlines() if "verdict" in ln]
     assert verdicts and all("CHEAT" not in ln and "also proven" not in ln for ln in verdicts)
     assert "not signed by the keys pinned" in out and "nobody is proven at fault" in out
+
+
+# --------------------------------------------------------------------------- copies merge
+
+def _host_resign(t: InProcessTable, end: dict[str, Any]) -> dict[str, Any]:
+    from p2p_burraco.fairdeal import signing
+
+    return signing.sign(t.host_key, {k: v for k, v in end.items() if k != "sig"})
+
+
+def test_honest_copies_of_one_hand_merge_into_one_fair_record(tmp_path: Path) -> None:
+    """The host's copy and a seat's honest copy of one hand, each holding some of the
+    sign-offs (as every record did before hand_end carried them): together they are the
+    union, FAIR (on main: `CHEAT by the record: two_records`)."""
+    t = play("briscola", 2, seed=13, hands=1)
+    tr = t.records[0].transcript
+    assert tr.hand_end is not None
+    old_end = _host_resign(t, {k: v for k, v in tr.hand_end.items() if k != "sign_offs"})
+    host_copy = Transcript(tr.entries, old_end, [so for so in tr.sign_offs if so["seat"] == 0])
+    seat_copy = Transcript(tr.entries, old_end, [so for so in tr.sign_offs if so["seat"] == 1])
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    host_copy.save(str(a / "hand-001.p2pb"))
+    seat_copy.save(str(b / "hand-001.p2pb"))
+    assert verdict_of([a / "hand-001.p2pb"])[0] == 2        # alone: a sign-off missing
+    code, audits = verdict_of([a / "hand-001.p2pb", b / "hand-001.p2pb"])
+    assert code == 0, [(h.faults, h.missing) for ma in audits for h in ma.hands]
+    assert audits[0].hands[0].signed == [0, 1]
+
+
+def test_a_host_that_signs_two_histories_is_the_hosts_fault(tmp_path: Path) -> None:
+    """One seat is shown a host-signed `timeout` where the host's own record has a move:
+    the two copies together convict the host, which signed both (on main: the record's
+    fault, `two_records`)."""
+    from p2p_burraco.fairdeal import signing
+    from p2p_burraco.fairdeal.transcript import log_hash
+
+    t = play("briscola", 2, seed=14, hands=1)
+    tr = t.records[0].transcript
+    k = next(i for i, e in enumerate(tr.entries) if e.get("type") == "action")
+    mover = tr.entries[k]["seat"]
+    lie = signing.sign(t.host_key, {
+        "type": "timeout", "hand_id": tr.entries[0]["hand_id"], "at": k,
+        "head": log_hash(tr.entries[:k]), "seat": mover, "kind": "turn", "count": 1,
+        "detail": "the move clock ran out"})
+    shown = Transcript([*tr.entries[:k], lie], None, [])
+    a, b = tmp_path / "host", tmp_path / "seat"
+    a.mkdir()
+    b.mkdir()
+    tr.save(str(a / "hand-001.p2pb"))
+    shown.save(str(b / "hand-001.p2pb"))
+    code, audits = verdict_of([a / "hand-001.p2pb", b / "hand-001.p2pb"])
+    assert code == 1
+    culprit = audits[0].culprit()
+    assert culprit is not None and culprit[0].party == "host", culprit
+    assert culprit[0].what == "two_histories"
+
+
+def test_a_seat_that_signs_two_sign_offs_is_the_seats_fault(tmp_path: Path) -> None:
+    """Two copies where one seat signed off two different results: its own signatures
+    convict it, and nobody else."""
+    from p2p_burraco.fairdeal import signing
+
+    t = play("briscola", 2, seed=15, hands=1)
+    tr = t.records[0].transcript
+    so1 = next(so for so in tr.sign_offs if so["seat"] == 1)
+    other = signing.sign(t.identities[1], {**{k: v for k, v in so1.items() if k != "sig"},
+                                           "result_hash": bytes(32)})
+    copy = Transcript(tr.entries, tr.hand_end, [other])
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    tr.save(str(a / "hand-001.p2pb"))
+    copy.save(str(b / "hand-001.p2pb"))
+    code, audits = verdict_of([a / "hand-001.p2pb", b / "hand-001.p2pb"])
+    assert code == 1
+    culprit = audits[0].culprit()
+    assert culprit is not None and (culprit[0].party, culprit[0].seat) == ("seat", 1)

@@ -229,6 +229,27 @@ def _file_units(files: Sequence[tuple[str, Any]]) -> list[Unit]:
     return units
 
 
+def _merge_dir_units(units: list[Unit]) -> list[Unit]:
+    """Several directories of one match (the host's, each seat's): one unit, their hands'
+    copies merged by the audit; the first result.json found is the host's note."""
+    out: list[Unit] = []
+    by_id: dict[bytes, Unit] = {}
+    for u in units:
+        same = by_id.get(u.expected) if u.expected is not None else None
+        if same is None:
+            if u.expected is not None:
+                by_id[u.expected] = u
+            out.append(u)
+            continue
+        same.label = f"{same.label} + {u.label}"
+        same.files.extend(u.files)
+        same.foreign.extend(u.foreign)
+        same.unreadable.extend(u.unreadable)
+        if same.result is None and u.result is not None:
+            same.result, same.result_path = u.result, u.result_path
+    return out
+
+
 def collect(paths: Sequence[str]) -> tuple[list[Unit], list[tuple[str, str]]]:
     """Match units from the command line's paths, and the paths that are no transcript."""
     not_transcripts: list[tuple[str, str]] = []
@@ -254,6 +275,7 @@ def collect(paths: Sequence[str]) -> tuple[list[Unit], list[tuple[str, str]]]:
             not_transcripts.append((raw, err or "unreadable"))
         else:
             files.append((raw, t))
+    units = _merge_dir_units(units)
     file_units = _file_units(files)
     for fu in file_units:                 # files of a match also given as a directory
         same = next((u for u in units if u.is_dir and u.expected == fu.expected

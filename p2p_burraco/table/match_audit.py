@@ -43,6 +43,7 @@ from ..fairdeal.transcript import Transcript, log_hash
 from ..games.base import forfeit_result
 from .audit import HandAudit, audit_transcript
 from .matchstate import MatchState, MatchStateError
+from .records import MergedHand, merge_copies
 from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 
 FAIR, CHEAT, INCOMPLETE = "fair", "cheat", "incomplete"
@@ -72,13 +73,6 @@ def jsonish(value: Any) -> Any:
     """A value as it reads back from result.json (bytes as hex, tuples as lists)."""
     return json.loads(json.dumps(value, sort_keys=True,
                                  default=lambda v: v.hex() if isinstance(v, bytes) else str(v)))
-
-
-def _safe_log_hash(t: Transcript) -> bytes | None:
-    try:
-        return log_hash(t.entries)
-    except (TypeError, ValueError, OverflowError, RecursionError):
-        return None
 
 
 def _hs_signed(hs: Mapping[str, Any]) -> bool:
@@ -490,30 +484,17 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
         ma.faults.append(record_fault(
             "other_match", f"{path} is a hand of another match ({other.hex()}), put among the "
                            f"hands of match {ma.match_id.hex() if ma.match_id else '?'}"))
-    # one record per hand: an exact copy is dropped; two different ones are a fault
-    kept: list[tuple[str, Transcript]] = []
+    # one record per hand: its copies merged (table/records.py); what they prove is kept
+    by_no: dict[Any, list[tuple[str, Transcript]]] = {}
     for path, t in ordered:
-        if kept and _is_int(t.entries[0].get("hand_no")) \
-                and t.entries[0].get("hand_no") == kept[-1][1].entries[0].get("hand_no"):
-            prev_path, prev_t = kept[-1]
-            if _safe_log_hash(prev_t) == _safe_log_hash(t) is not None \
-                    and prev_t.hand_end == t.hand_end and prev_t.sign_offs == t.sign_offs:
-                ma.notes.append(f"{path} is a copy of {prev_path}: checked once")
-                continue
-            no = int(t.entries[0]["hand_no"]) + 1
-            a, b = prev_t.entries[0], t.entries[0]
-            if _hs_signed(a) and _hs_signed(b) and a.get("host_key") == b.get("host_key") \
-                    and a != b:
-                ma.faults.append(Fault(None, "dealt_twice", 0,
-                                       f"the host signed two different hand_starts for hand "
-                                       f"{no} ({prev_path}, {path})", party="host"))
-            else:
-                ma.faults.append(record_fault(
-                    "two_records", f"two different records of hand {no}: {prev_path} and "
-                                   f"{path}"))
-            continue
-        kept.append((path, t))
-
+        no = t.entries[0].get("hand_no")
+        by_no.setdefault(no if _is_int(no) else ("?", path), []).append((path, t))
+    kept: list[tuple[str, Transcript]] = []
+    merged_of: dict[str, MergedHand] = {}
+    for group in by_no.values():
+        m = merge_copies(group)
+        kept.append((m.path, m.transcript))
+        merged_of[m.path] = m
     fold: MatchState | None = None           # the match before the next hand, our own
     first_hs: Mapping[str, Any] | None = None
     prev: HandCheck | None = None
@@ -630,6 +611,11 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
         h.faults[:0] = chain
         h.notes.extend(notes)
         h.missing[:0] = missing
+        merged = merged_of.get(path)
+        if merged is not None:
+            h.faults.extend(merged.faults)
+            h.notes.extend(merged.notes)
+            h.missing.extend(merged.missing)
         judge_hand(h)
         if h.trusted:
             ma.chain_ok = ma.chain_ok and not any(f.what in CHAIN_FAULTS or f.what in (

@@ -1,0 +1,229 @@
+"""Several copies of one hand, merged into the one record the audit judges.
+
+The host keeps a copy of every hand, and so does every seat (its own `hand-NNN.p2pb`). They
+carry the same signed statements, so `verify` given several copies takes their union: the
+log they share, the host's hand_end, and every valid sign-off any copy holds. Copies that
+disagree prove something only through signatures: two statements that cannot both be true,
+signed by one key, convict that key's owner — a host that signed two histories for one place
+of the log (or two hand_starts, or two hand_ends), a seat that signed two statements for one
+seq or two sign-offs. A disagreement nobody signed both sides of convicts nobody: the copies
+are named, and the hand stays unproven (PROTOCOL § 9, "Copies of one hand merge").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..fairdeal import signing
+from ..fairdeal.audit import Fault
+from ..fairdeal.deal import HOST_TYPES
+from ..fairdeal.transcript import Transcript
+from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
+
+
+@dataclass
+class MergedHand:
+    """The record of one hand made from its copies: what to audit, and what the copies
+    themselves prove (faults), say (notes) or leave open (missing)."""
+
+    path: str
+    transcript: Transcript
+    copies: list[str] = field(default_factory=list)
+    faults: list[Fault] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    missing: list[str] = field(default_factory=list)
+
+
+def _safe_hash(value: Any) -> bytes | None:
+    try:
+        return signing.entry_hash(value)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return None
+
+
+def _heads(entries: Sequence[Mapping[str, Any]]) -> list[bytes] | None:
+    """heads[i]: the log hash of entries[:i] (len(entries) + 1 of them)."""
+    head = signing.chain_start()
+    out = [head]
+    for e in entries:
+        h = _safe_hash(e)
+        if h is None:
+            return None
+        head = signing.chain_step(head, h)
+        out.append(head)
+    return out
+
+
+def _verifies(key: Any, msg: Any) -> bool:
+    try:
+        return isinstance(key, bytes) and isinstance(msg, Mapping) and signing.verify(key, msg)
+    except (TypeError, ValueError, OverflowError, RecursionError):
+        return False
+
+
+def _host_signed_end(t: Transcript, heads: list[bytes]) -> bool:
+    """The host's own hand_end, over exactly this copy's log."""
+    hs, end = t.entries[0], t.hand_end
+    return isinstance(end, Mapping) and end.get("type") == "hand_end" \
+        and end.get("hand_id") == hs.get("hand_id") \
+        and end.get("transcript_hash") == heads[-1] and _verifies(hs.get("host_key"), end)
+
+
+def _host_commits_from(t: Transcript, heads: list[bytes], k: int) -> int | None:
+    """The first place at or after `k` where the host signed this copy's history (a host
+    statement signed for exactly its place, whose `head` names entries[:i]), or
+    len(entries) for its hand_end over the whole log; None if it signed none."""
+    hs = t.entries[0]
+    key = hs.get("host_key")
+    for i in range(max(k, 1), len(t.entries)):
+        e = t.entries[i]
+        if e.get("type") in HOST_TYPES and e.get("at") == i and e.get("head") == heads[i] \
+                and e.get("hand_id") == hs.get("hand_id") and _verifies(key, e):
+            return i
+    return len(t.entries) if _host_signed_end(t, heads) else None
+
+
+def _seat_signed(hs: Mapping[str, Any], e: Mapping[str, Any]) -> int | None:
+    keys = hs.get("seat_keys")
+    seat = e.get("seat")
+    if e.get("type") in HOST_TYPES or e.get("type") == "hand_start" \
+            or not isinstance(seat, int) or isinstance(seat, bool) \
+            or not isinstance(keys, list) or not 0 <= seat < len(keys) \
+            or e.get("hand_id") != hs.get("hand_id") or not _verifies(keys[seat], e):
+        return None
+    return seat
+
+
+def _seat_equivocations(hs: Mapping[str, Any], copies: Sequence[tuple[str, Transcript]]
+                        ) -> list[Fault]:
+    """Two different statements one seat signed for one seq, or two different sign-offs,
+    across the copies: the seat's own signatures convict it."""
+    by_seq: dict[tuple[int, Any], dict[bytes, str]] = {}
+    sign_offs: dict[int, dict[tuple[Any, Any], str]] = {}
+    for path, t in copies:
+        stmts: list[Mapping[str, Any]] = list(t.entries[1:])
+        stmts += [e["msg"] for e in t.entries[1:]
+                  if e.get("type") == "refusal" and isinstance(e.get("msg"), Mapping)]
+        for e in stmts:
+            seat = _seat_signed(hs, e)
+            h = _safe_hash(e)
+            if seat is not None and h is not None:
+                by_seq.setdefault((seat, e.get("seq")), {}).setdefault(h, path)
+        for so in [*t.sign_offs, *carried_sign_offs(t.hand_end)]:
+            if sign_off_problem(hs, so) is None:
+                sign_offs.setdefault(int(so["seat"]), {}).setdefault(
+                    (so.get("transcript_hash"), so.get("result_hash")), path)
+    out = []
+    for (seat, seq), seen in sorted(by_seq.items(), key=lambda kv: (kv[0][0], str(kv[0][1]))):
+        if len(seen) > 1:
+            paths = sorted(set(seen.values()))
+            out.append(Fault(seat, "two_statements", None,
+                             f"seat {seat} signed two different statements for seq {seq} "
+                             f"({', '.join(paths)})"))
+    for seat, seen in sorted(sign_offs.items()):
+        if len(seen) > 1:
+            paths = sorted(set(seen.values()))
+            out.append(Fault(seat, "two_sign_offs", None,
+                             f"seat {seat} signed off two different results of this hand "
+                             f"({', '.join(paths)})"))
+    return out
+
+
+def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
+    """One hand's copies (same hand number of one match) merged; see the module
+    docstring."""
+    first_path, first = copies[0]
+    if len(copies) == 1:
+        return MergedHand(first_path, first, [first_path])
+    paths = [p for p, _ in copies]
+    # one hand_start: two different ones the host signed are its fault; else the record's
+    starts: dict[bytes | None, list[tuple[str, Transcript]]] = {}
+    for p, t in copies:
+        starts.setdefault(_safe_hash(t.entries[0]), []).append((p, t))
+    faults: list[Fault] = []
+    notes: list[str] = []
+    missing: list[str] = []
+    if len(starts) > 1:
+        groups = sorted(starts.values(), key=lambda g: -len(g))
+        main_hs = groups[0][0][1].entries[0]
+        key = main_hs.get("host_key")
+        for g in groups[1:]:
+            other = g[0][1].entries[0]
+            no = main_hs.get("hand_no")
+            no_txt = no + 1 if isinstance(no, int) else "?"
+            if _verifies(key, main_hs) and other.get("host_key") == key \
+                    and _verifies(key, other):
+                faults.append(Fault(None, "dealt_twice", 0,
+                                    f"the host signed two different hand_starts for hand "
+                                    f"{no_txt} ({groups[0][0][0]}, {g[0][0]})", party="host"))
+            else:
+                faults.append(Fault(None, "two_records", None,
+                                    f"two different records of hand {no_txt}: "
+                                    f"{groups[0][0][0]} and {g[0][0]} (the second's "
+                                    "hand_start is not the host's)", party="record"))
+        copies = groups[0]
+    hs = copies[0][1].entries[0]
+    # the copies' logs: identical ones merge; the primary is the one the host closed
+    logs: dict[bytes, list[tuple[str, Transcript, list[bytes]]]] = {}
+    for p, t in copies:
+        heads = _heads(t.entries)
+        if heads is None:
+            faults.append(Fault(None, "unsignable", None, f"{p} holds a value no signed "
+                                "message can hold: the file was altered", party="record"))
+            continue
+        logs.setdefault(heads[-1], []).append((p, t, heads))
+    if not logs:
+        return MergedHand(first_path, first, paths, faults, notes, missing)
+
+    def rank(item: tuple[bytes, list[tuple[str, Transcript, list[bytes]]]]) -> tuple[int, int]:
+        group = item[1]
+        closed = any(_host_signed_end(t, heads) for _, t, heads in group)
+        return (0 if closed else 1, -len(group[0][1].entries))
+    ordered = sorted(logs.items(), key=rank)
+    primary = ordered[0][1]
+    p0, t0, heads0 = primary[0]
+    ends = {}
+    for p, t, heads in primary:
+        if _host_signed_end(t, heads):
+            h = _safe_hash(t.hand_end)
+            if h is not None:
+                ends.setdefault(h, (p, t.hand_end))
+    if len(ends) > 1:
+        (pa, _), (pb, _) = list(ends.values())[:2]
+        faults.append(Fault(None, "two_hand_ends", None,
+                            f"the host signed two different hand_ends for one log ({pa}, "
+                            f"{pb})", party="host"))
+    hand_end = next(iter(ends.values()))[1] if ends else next(
+        (t.hand_end for _, t, _ in primary if t.hand_end is not None), None)
+    sign_offs = merge_sign_offs(*([*t.sign_offs, *carried_sign_offs(t.hand_end)]
+                                  for _, t, _ in primary))
+    # the other histories: what only a signer of both proves
+    for _, group in ordered[1:]:
+        p1, t1, heads1 = group[0]
+        k = 0
+        n = min(len(t0.entries), len(t1.entries))
+        while k < n and heads0[k + 1] == heads1[k + 1]:
+            k += 1
+        a = _host_commits_from(t0, heads0, k)
+        b = _host_commits_from(t1, heads1, k)
+        if a is not None and b is not None:
+            faults.append(Fault(None, "two_histories", k if k < len(t0.entries) else None,
+                                f"the host signed two histories from message {k}: {p0} "
+                                f"(signed at {'its hand_end' if a == len(t0.entries) else a})"
+                                f" and {p1} (signed at "
+                                f"{'its hand_end' if b == len(t1.entries) else b})",
+                                party="host"))
+        elif k == len(t1.entries):
+            notes.append(f"{p1} holds the log up to message {k - 1} only (an earlier copy)")
+            sign_offs = merge_sign_offs(sign_offs, t1.sign_offs)
+        else:
+            missing.append(f"one history of the hand: {p0} and {p1} differ from message {k}, "
+                           "and no key signed both (nothing proven; compare the copies)")
+    faults.extend(_seat_equivocations(hs, copies))
+    merged = Transcript([dict(e) for e in t0.entries],
+                        dict(hand_end) if isinstance(hand_end, Mapping) else None, sign_offs)
+    if len(paths) > 1:
+        notes.append(f"{len(paths)} copies of this hand merged: {', '.join(paths)}")
+    return MergedHand(p0, merged, paths, faults, notes, missing)
