@@ -368,3 +368,39 @@ def test_a_seat_that_signs_two_sign_offs_is_the_seats_fault(tmp_path: Path) -> N
     assert code == 1
     culprit = audits[0].culprit()
     assert culprit is not None and (culprit[0].party, culprit[0].seat) == ("seat", 1)
+
+
+# --------------------------------------------------------------------------- unsigned claims
+
+def test_an_abandonment_only_result_json_claims_is_not_fair(tmp_path: Path) -> None:
+    """result.json says the match ended between hands by seat 1's abandonment, with the
+    standings that would give; no signed statement backs it: verify says so (not FAIR,
+    naming the file), and the history takes the standings and the reason from the signed
+    hands, not from the file (on main: FAIR, exit 0)."""
+    from p2p_burraco.games.base import forfeit_result
+    from p2p_burraco.storage.history import History
+    from p2p_burraco.table.match_audit import jsonish
+    from p2p_burraco.table.match_record import record_of
+
+    t = InProcessTable(SelfplayConfig(game="briscola", players=2, hands=3, seed=16,
+                                      bots=("random",), options={"hands": 3}))
+    t.play_hand()
+    assert not t.host.match_over
+    d = write_copies(t, tmp_path)["host"]
+    trial = t.host.state.copy()
+    sides = trial.match.standings().get("sides") or [[0], [1]]
+    trial.record(forfeit_result([list(x) for x in sides], 1, "grace", 2))
+    claimed = jsonish(trial.standings())
+    result = {"match_id": t.config.match_id.hex(), "reason": "abandonment", "hands": 1,
+              "standings": claimed, "transcripts": ["hand-001.p2pb"]}
+    (d / "result.json").write_text(json.dumps(result))
+    code, out = _run_verify("--data-dir", tmp_path / "home", d)
+    assert code == 2, out
+    line = [ln for ln in out.splitlines() if "match verdict" in ln][-1]
+    assert "FAIR" not in line.replace("NOT FAIR", "") and "result.json" in line
+    assert "abandonment" in line
+    rec = record_of(d, "host")
+    assert rec.reason != "abandonment" and rec.verdict == "incomplete"
+    assert list(rec.totals) == list(t.host.state.standings()["totals"])
+    with History(tmp_path / "h.sqlite3") as h:
+        h.add(rec)

@@ -797,10 +797,11 @@ def _check_result(ma: MatchAudit, result: Any, path: str) -> None:
         if reason == "abandonment" and expected is None:
             who = _abandoned_between(ma, stated)
             if who is not None:
-                explained = True
-                ma.notes.append(f"{path}: the match ended between hands, seat {who} "
-                                f"({last.seat_name(who)}) not coming back (the host's word: "
-                                "no signed statement records it)")
+                explained = True        # nothing unsigned is believed: unproven, not FAIR
+                ma.missing.append(f"a signed statement for {path}'s claim: it says the "
+                                  f"match ended between hands by seat {who} "
+                                  f"({last.seat_name(who)})'s abandonment, which no signed "
+                                  "statement backs (the host's word only)")
         if not explained:
             ma.faults.append(record_fault(
                 "wrong_standings", f"the standings in {path} are not what the signed results "

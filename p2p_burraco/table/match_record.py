@@ -86,12 +86,15 @@ def record_of(directory: Path, recorded_by: str,
             bots[seat] = (strategies or {}).get(seat) or "bot"
     seats = tuple(SeatRow(i, names[i] if i < len(names) else f"seat {i}", k, bots.get(i))
                   for i, k in enumerate(keys))
-    standings = ma.standings("computed") or result.get("standings") or {}
+    # nothing unsigned is believed: the standings and the reason are the fold of the signed
+    # hands (else the host's last signed hand_end), never result.json's say-so
+    standings = ma.standings("computed") or ma.standings("stated") or {}
     sides = tuple(tuple(int(x) for x in s) for s in standings.get("sides") or [])
     totals = tuple(int(t) for t in standings.get("totals") or [0] * len(sides))
     winner = standings.get("winner")
-    reason = result.get("reason") or (_end_reason(ma) if ma.computed is not None
-                                      else None) or "unknown"
+    reason = (_end_reason(ma) if ma.computed is not None else None) or (
+        "hands" if result.get("reason") == "hands" and ma.computed is not None
+        and ma.verdict != "cheat" else None) or "unknown"
     hands = tuple(_hand_row(h) for h in ma.hands)
     ended = result.get("ended") or _dt.datetime.fromtimestamp(
         Path(unit.files[-1][0]).stat().st_mtime, _dt.UTC).isoformat()
