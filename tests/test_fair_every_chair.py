@@ -404,3 +404,53 @@ def test_an_abandonment_only_result_json_claims_is_not_fair(tmp_path: Path) -> N
     assert list(rec.totals) == list(t.host.state.standings()["totals"])
     with History(tmp_path / "h.sqlite3") as h:
         h.add(rec)
+
+
+# --------------------------------------------------------------------------- one judge
+
+def test_a_host_signed_hand_start_with_a_wrong_head_is_refused_live_and_named_offline(
+        tmp_path: Path) -> None:
+    """The head of a hand_start must be the empty log's hash. Live, the seat refuses one
+    whose head is wrong (signed by the host: TABLE-10, it halts naming the field); offline,
+    `verify` names the field and the host, not an unsigned record (on main the live replica
+    accepts it and `verify` says "not signed by the host key it names")."""
+    from p2p_burraco.fairdeal import signing
+
+    t = InProcessTable(SelfplayConfig(game="briscola", players=2, seed=17, bots=("random",)))
+    real = t.seats[0].receive
+    shown: list[dict[str, Any]] = []
+
+    def bent(msg: Any) -> Any:
+        if msg.get("type") == "hand_start":
+            msg = signing.sign(t.host_key, {**{k: v for k, v in msg.items() if k != "sig"},
+                                            "head": bytes(32)})
+            shown.append(msg)
+        return real(msg)
+    t.seats[0].receive = bent            # type: ignore[method-assign]
+    t.step({"e": "deal"})
+    t.pump(limit=10_000)
+    assert t.seats[0].halted and "head" in t.seats[0].halted, t.seats[0].halted
+    assert t.seats[0].replica is None
+    tr = Transcript([shown[0]], None, [])
+    report = audit_transcript(tr)
+    (fault,) = [f for f in report.verdict.faults if f.what == "bad_hand_start"]
+    assert fault.party == "host" and "head" in fault.detail
+    assert "not signed" not in fault.detail
+
+
+def test_one_hand_start_check_and_one_chain_check() -> None:
+    """`grep` finds one hand_start check and one chain check; `table/` imports nothing from
+    `commands/` (issue 45: the rules were said four times)."""
+    root = Path(__file__).resolve().parents[1] / "p2p_burraco"
+    defs = subprocess.run(["grep", "-rnE", r"def (_?hand_start_(error|problem)|"
+                           r"_check_hand_start|chain_faults|audit_chain)\b", str(root)],
+                          capture_output=True, text=True).stdout.splitlines()
+    names = sorted(line.split("def ")[1].split("(")[0] for line in defs)
+    assert names == ["_check_hand_start", "chain_faults", "hand_start_problem"], defs
+    users = subprocess.run(["grep", "-rln", "hand_start_problem", str(root)],
+                           capture_output=True, text=True).stdout.split()
+    assert {Path(u).name for u in users} >= {"deal.py", "audit.py", "seat.py"}
+    table = root / "table"
+    for f in table.glob("*.py"):
+        text = f.read_text()
+        assert "from ..commands" not in text and "p2p_burraco.commands" not in text, f

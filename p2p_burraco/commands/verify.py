@@ -18,19 +18,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..table.records import Unit, collect, verify_units
+
+__all__ = ["Unit", "collect", "verify_units", "run", "add_arguments", "key_checker"]
 
 HELP = ("audit recorded hands and matches: fair (exit 0), a cheat proven (1), incomplete "
         "(2), not a transcript (3)")
 
 EXIT_FAIR, EXIT_CHEAT, EXIT_INCOMPLETE, EXIT_NOT_TRANSCRIPT = 0, 1, 2, 3
-_MATCH_DIR = re.compile(r"(?:^|-)([0-9a-f]{32})$")
-_HAND_FILE = re.compile(r"^hand-(\d+)\.p2pb$")
 RECORD_WHY = "no key signed this: the file was altered, or put together, by whoever wrote it"
 
 
@@ -47,245 +47,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "user data directory)")
     p.add_argument("--quiet", action="store_true", help="one line per hand and one per match")
     p.add_argument("--json", action="store_true", help="the whole report as JSON")
-
-
-# --------------------------------------------------------------------------- loading
-
-@dataclass
-class Unit:
-    """What is verified together: one match (a directory, or files of one match id), or
-    one file alone."""
-
-    label: str
-    files: list[tuple[str, Any]] = field(default_factory=list)       # (path, Transcript)
-    alone: bool = False
-    is_dir: bool = False
-    expected: bytes | None = None
-    result: Any = None
-    result_path: str | None = None
-    foreign: list[tuple[str, bytes]] = field(default_factory=list)
-    unreadable: list[tuple[str, str]] = field(default_factory=list)
-
-
-def _plain(exc: BaseException) -> str:
-    from ..fairdeal.transcript import FORMAT, TranscriptError
-
-    if isinstance(exc, TranscriptError):
-        msg = str(exc)
-        if msg.startswith("not msgpack"):
-            return "it holds something else (a recorded hand is a hand-NNN.p2pb file)"
-        if msg == f"not a {FORMAT} file":
-            return "it is some other kind of record, not a recorded hand"
-        return msg
-    if isinstance(exc, IsADirectoryError):
-        return "it is a directory"
-    if isinstance(exc, FileNotFoundError):
-        return "no such file or directory"
-    if isinstance(exc, PermissionError):
-        return "permission denied"
-    if isinstance(exc, OSError):
-        return exc.strerror or str(exc)
-    return f"{type(exc).__name__}: {exc}"
-
-
-def _load(path: str) -> tuple[Any, str | None]:
-    from ..fairdeal.transcript import Transcript
-
-    try:
-        return Transcript.load(path), None
-    except Exception as exc:  # noqa: BLE001 - any unreadable file gets one plain sentence
-        return None, _plain(exc)
-
-
-def _match_id(t: Any) -> bytes | None:
-    mid = t.entries[0].get("match_id")
-    return mid if isinstance(mid, bytes) and len(mid) == 16 else None
-
-
-def _hand_no(t: Any) -> int:
-    n = t.entries[0].get("hand_no")
-    return n if isinstance(n, int) and not isinstance(n, bool) else -1
-
-
-def _dir_id(path: Path) -> bytes | None:
-    m = _MATCH_DIR.search(path.name)
-    return bytes.fromhex(m.group(1)) if m else None
-
-
-def _read_result(d: Path) -> tuple[Any, str | None]:
-    path = d / "result.json"
-    if not path.exists():
-        return None, None
-    try:
-        return json.loads(path.read_text(encoding="utf-8")), str(path)
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return f"cannot be read as JSON ({_plain(exc) if isinstance(exc, OSError) else exc})", \
-            str(path)
-
-
-def _dominant(files: Sequence[tuple[str, Any]], hint: bytes | None) -> bytes | None:
-    """The match a set of files claims to be: the directory's (or result.json's) id, else
-    the id most files carry (ties: the one holding the lowest hand number)."""
-    ids: dict[bytes | None, list[int]] = {}
-    for _, t in files:
-        ids.setdefault(_match_id(t), []).append(_hand_no(t))
-    if hint is not None and hint in ids:
-        return hint
-    if hint is not None:
-        return hint
-    return min(ids, key=lambda k: (-len(ids[k]), min(ids[k]), k or b""))
-
-
-def _dir_units(d: Path, not_transcripts: list[tuple[str, str]]) -> list[Unit]:
-    files = sorted(p for p in d.glob("*.p2pb") if p.is_file())
-    if not files:
-        inner = sorted({p.parent for p in d.rglob("*.p2pb") if p.is_file()})
-        if not inner:
-            why = "nothing to verify there: it holds no hand transcripts (hand-NNN.p2pb)"
-            not_transcripts.append((str(d), why))
-            return []
-        out: list[Unit] = []
-        for sub in inner:
-            out.extend(_dir_units(sub, not_transcripts))
-        return out
-    unit = Unit(str(d), is_dir=True)
-    unit.result, unit.result_path = _read_result(d)
-    loaded: list[tuple[str, Any]] = []
-    for f in files:
-        t, err = _load(str(f))
-        if t is None:
-            unit.unreadable.append((str(f), err or "unreadable"))
-        else:
-            loaded.append((str(f), t))
-    if not loaded:                        # nothing in it is a transcript
-        not_transcripts.extend(unit.unreadable)
-        return []
-    hint = _dir_id(d)
-    if hint is None and isinstance(unit.result, Mapping):
-        try:
-            rid = bytes.fromhex(str(unit.result.get("match_id")))
-            hint = rid if len(rid) == 16 else None
-        except ValueError:
-            hint = None
-    unit.expected = _dominant(loaded, hint)
-    for path, t in loaded:
-        mid = _match_id(t)
-        if mid != unit.expected:
-            unit.foreign.append((path, mid or b""))
-        else:
-            unit.files.append((path, t))
-    return [unit]
-
-
-def _file_units(files: Sequence[tuple[str, Any]]) -> list[Unit]:
-    """Files given one by one: grouped by match id and checked as a chain; a file of another
-    match among a match's files (in its directory, or where one of its hands is missing) is
-    named; a single file of its match is verified alone."""
-    by_dir: dict[str, list[tuple[str, Any]]] = {}
-    for p, t in files:
-        by_dir.setdefault(os.path.dirname(os.path.abspath(p)), []).append((p, t))
-    foreign: dict[bytes | None, list[tuple[str, bytes]]] = {}
-    kept: list[tuple[str, Any]] = []
-    for d, group in by_dir.items():
-        ids = {_match_id(t) for _, t in group}
-        if len(ids) > 1:
-            main = _dominant(group, _dir_id(Path(d)))
-            for p, t in group:
-                if _match_id(t) != main:
-                    foreign.setdefault(main, []).append((p, _match_id(t) or b""))
-                else:
-                    kept.append((p, t))
-        else:
-            kept.extend(group)
-    groups: dict[bytes | None, list[tuple[str, Any]]] = {}
-    for p, t in kept:
-        groups.setdefault(_match_id(t), []).append((p, t))
-    # a small group whose hands all fall in a bigger group's gaps was put there in their place
-    for small in sorted(groups, key=lambda k: len(groups[k])):
-        nos = {_hand_no(t) for _, t in groups[small]}
-        for big, members in groups.items():
-            if big == small or len(members) <= len(groups[small]) or not members:
-                continue
-            have = {_hand_no(t) for _, t in members}
-            gaps = set(range(max(have) + 1)) - have
-            if nos and nos <= gaps:
-                foreign.setdefault(big, []).extend((p, small or b"") for p, _ in groups[small])
-                groups[small] = []
-                break
-    units = []
-    for mid, members in groups.items():
-        if not members:
-            continue
-        label = members[0][0] if len(members) == 1 else \
-            f"{len(members)} files of match {mid.hex() if mid else '?'}"
-        u = Unit(label, list(members), alone=len(members) == 1 and not foreign.get(mid))
-        u.foreign = foreign.pop(mid, [])
-        u.expected = mid
-        units.append(u)
-    for mid, lst in foreign.items():      # a directory named for a match none of them is
-        u = Unit(f"files of match {mid.hex() if mid else '?'}", [], expected=mid)
-        u.foreign = lst
-        units.append(u)
-    return units
-
-
-def _merge_dir_units(units: list[Unit]) -> list[Unit]:
-    """Several directories of one match (the host's, each seat's): one unit, their hands'
-    copies merged by the audit; the first result.json found is the host's note."""
-    out: list[Unit] = []
-    by_id: dict[bytes, Unit] = {}
-    for u in units:
-        same = by_id.get(u.expected) if u.expected is not None else None
-        if same is None:
-            if u.expected is not None:
-                by_id[u.expected] = u
-            out.append(u)
-            continue
-        same.label = f"{same.label} + {u.label}"
-        same.files.extend(u.files)
-        same.foreign.extend(u.foreign)
-        same.unreadable.extend(u.unreadable)
-        if same.result is None and u.result is not None:
-            same.result, same.result_path = u.result, u.result_path
-    return out
-
-
-def collect(paths: Sequence[str]) -> tuple[list[Unit], list[tuple[str, str]]]:
-    """Match units from the command line's paths, and the paths that are no transcript."""
-    not_transcripts: list[tuple[str, str]] = []
-    units: list[Unit] = []
-    files: list[tuple[str, Any]] = []
-    seen: set[str] = set()
-    for raw in paths:
-        p = Path(raw)
-        if p.is_dir():
-            for u in _dir_units(p, not_transcripts):
-                real = {os.path.realpath(f) for f, _ in u.files}
-                if real & seen:
-                    u.files = [(f, t) for f, t in u.files if os.path.realpath(f) not in seen]
-                seen |= real
-                units.append(u)
-            continue
-        one = os.path.realpath(raw)
-        if one in seen:
-            continue
-        seen.add(one)
-        t, err = _load(raw)
-        if t is None:
-            not_transcripts.append((raw, err or "unreadable"))
-        else:
-            files.append((raw, t))
-    units = _merge_dir_units(units)
-    file_units = _file_units(files)
-    for fu in file_units:                 # files of a match also given as a directory
-        same = next((u for u in units if u.is_dir and u.expected == fu.expected
-                     and fu.expected is not None), None)
-        if same is not None:
-            same.files.extend(fu.files)
-            same.foreign.extend(fu.foreign)
-        else:
-            units.append(fu)
-    return units, not_transcripts
 
 
 # --------------------------------------------------------------------------- pins
@@ -661,34 +422,6 @@ def match_json(ma: Any) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------- run
-
-def verify_units(units: Sequence[Unit],
-                 check: Callable[[str, str, bytes], tuple[str, str]] | None) -> list[Any]:
-    from ..table.match_audit import audit_match
-
-    out = []
-    for u in units:
-        if not u.files and not u.foreign and not u.unreadable:
-            continue
-        if not u.files:
-            from ..table.match_audit import MatchAudit
-
-            ma = MatchAudit(u.expected, u.label, False)
-        else:
-            ma = audit_match(u.files, alone=u.alone, result=u.result,
-                             result_path=u.result_path, foreign=u.foreign, key_check=check,
-                             source=u.label)
-        if not u.files and u.foreign:
-            from ..table.match_audit import record_fault
-
-            for p, other in u.foreign:
-                ma.faults.append(record_fault("other_match", f"{p} is a hand of another "
-                                               f"match ({other.hex()})"))
-        for p, why in u.unreadable:
-            ma.missing.append(f"{os.path.basename(p)}, unreadable ({why})")
-        out.append(ma)
-    return out
-
 
 def run(args: argparse.Namespace) -> int:
     try:

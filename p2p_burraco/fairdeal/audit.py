@@ -24,8 +24,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from . import signing
-from .deal import HOST_TYPES, SEAT_TYPES, x25519_key_error
-from .derive import HAND_ID_BYTES, SEED_BYTES, SeatSecrets, commitment
+from .deal import HOST_TYPES, SEAT_TYPES, HandStartProblem, hand_start_problem, x25519_key_error
+from .derive import SEED_BYTES, SeatSecrets, commitment
 from .envelope import EnvelopeError, open_box
 from .group import BadPoint, card_points, invalid_points, is_valid_point
 from .passes import claim_holds, deck_hash, deck_shape_error, lock_pass, shuffle_pass
@@ -125,43 +125,17 @@ class _Log:
     abandons: list[tuple[int, int]] = field(default_factory=list)
 
 
-def _hand_start_error(hs: Mapping[str, Any]) -> str | None:
-    try:
-        if hs.get("type") != "hand_start":
-            return "entry 0 is not a hand_start"
-        if not isinstance(hs["hand_id"], bytes) or len(hs["hand_id"]) != HAND_ID_BYTES:
-            return "bad hand_id"
-        n, cards = hs["n_seats"], hs["n_cards"]
-        if not isinstance(n, int) or not 2 <= n <= 16:
-            return "bad n_seats"
-        if not isinstance(cards, int) or not 2 <= cards <= 4096:
-            return "bad n_cards"
-        if not isinstance(hs["deck"], str) or not hs["deck"].isascii():
-            return "bad deck"
-        keys = hs["seat_keys"]
-        if not isinstance(keys, list) or len(keys) != n:
-            return "one identity key per seat expected"
-        for k in keys:
-            Ed25519PublicKey.from_public_bytes(k)
-        host_key = hs["host_key"]
-        Ed25519PublicKey.from_public_bytes(host_key)
-    except (KeyError, TypeError, ValueError) as exc:
-        return f"malformed hand_start ({exc})"
-    if hs.get("at") != 0 or hs.get("head") != signing.chain_start() \
-            or not signing.verify(host_key, hs):
-        return "the hand_start is not signed by the host key it names"
-    return None
-
-
 def _walk(entries: Sequence[Mapping[str, Any]], faults: list[Fault],
           hashes: Sequence[bytes] | None = None) -> _Log | None:
     """Every entry's signature, hand, chain and place, and what each proves. `hashes`: the
     entry hashes of a log whose every signature its holder verified as it arrived (a live
     replica's own log): the walk then trusts those and recomputes neither."""
     hs = entries[0] if entries else {}
-    problem = _hand_start_error(hs)
-    if problem:
-        faults.append(Fault(None, "bad_hand_start", 0, problem))
+    problem = hand_start_problem(hs) if isinstance(hs, Mapping) else \
+        HandStartProblem("entry 0 is not a hand_start", False)
+    if problem is not None:     # a field the host signed is its word; else the record's
+        faults.append(Fault(None, "bad_hand_start", 0, problem.why,
+                            party="host" if problem.signed else "record"))
         return None
     log = _Log(hs["hand_id"], hs["n_seats"], hs["n_cards"], hs["deck"],
                [bytes(k) for k in hs["seat_keys"]], bytes(hs["host_key"]))
@@ -594,7 +568,7 @@ def audit(transcript: Transcript) -> Verdict:
         raise TranscriptError("an empty transcript")
     verdict = audit_log(transcript.entries)
     hs = transcript.entries[0]
-    if _hand_start_error(hs):
+    if hand_start_problem(hs) is not None:
         return verdict
     computed = log_hash(transcript.entries)
     end = transcript.hand_end

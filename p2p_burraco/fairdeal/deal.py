@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
 from . import signing
@@ -78,6 +79,66 @@ class SeatChain:
     last_hash: bytes
 
 
+
+@dataclass(frozen=True)
+class HandStartProblem:
+    """Why a `hand_start` cannot open a hand. `signed`: the host key it names did sign it,
+    so a wrong field is the host's signed word (its fault), not an alteration of the
+    record."""
+
+    why: str
+    signed: bool
+
+
+def hand_start_problem(hs: Mapping[str, Any], *, verify_signature: bool = True
+                       ) -> HandStartProblem | None:
+    """The one check of a `hand_start`'s structure, place and signature (PROTOCOL § 8.6):
+    what the live replica, the seat and the auditor all apply. Its links to the hand before
+    are `table.chain`'s."""
+    host_key = hs.get("host_key") if isinstance(hs, Mapping) else None
+    signed = False
+    if verify_signature and isinstance(host_key, bytes) and len(host_key) == 32:
+        try:
+            signed = signing.verify(host_key, hs)
+        except (TypeError, ValueError, OverflowError, RecursionError):
+            signed = False
+
+    def problem(why: str) -> HandStartProblem:
+        return HandStartProblem(why, signed)
+
+    try:
+        if hs.get("type") != "hand_start":
+            return problem("entry 0 is not a hand_start")
+        if not isinstance(hs["hand_id"], bytes) or len(hs["hand_id"]) != HAND_ID_BYTES:
+            return problem("a hand_start whose hand_id is not 16 bytes")
+        n, cards = hs["n_seats"], hs["n_cards"]
+        if not isinstance(n, int) or isinstance(n, bool) or not 2 <= n <= 16:
+            return problem(f"a hand_start with {n!r} seats")
+        if not isinstance(cards, int) or isinstance(cards, bool) or not 2 <= cards <= 4096:
+            return problem(f"a hand_start with {cards!r} cards")
+        if not isinstance(hs["deck"], str) or not hs["deck"].isascii():
+            return problem("a hand_start naming no deck")
+        keys = hs["seat_keys"]
+        if not isinstance(keys, list) or len(keys) != n:
+            return problem("a hand_start without one identity key per seat")
+        for k in keys:
+            Ed25519PublicKey.from_public_bytes(k)
+        if not isinstance(host_key, bytes):
+            return problem("a hand_start naming no host key")
+        Ed25519PublicKey.from_public_bytes(host_key)
+    except (KeyError, TypeError, ValueError) as exc:
+        return problem(f"malformed hand_start ({exc})")
+    if hs.get("at") != 0:
+        return problem(f"the hand_start takes place {hs.get('at')!r} of the log, not 0")
+    if hs.get("head") != signing.chain_start():
+        return problem("the hand_start's head is not the empty log's hash (a wrong field "
+                       "in a statement the host signed)" if signed or not verify_signature
+                       else "the hand_start's head is not the empty log's hash")
+    if verify_signature and not signed:
+        return problem("the hand_start is not signed by the host key it names")
+    return None
+
+
 @dataclass
 class PublicDeal:
     """One hand's public fair-deal state, built from its `hand_start` entry."""
@@ -91,23 +152,15 @@ class PublicDeal:
 
     def __post_init__(self) -> None:
         hs = self.hand_start
+        problem = hand_start_problem(hs, verify_signature=self.verify_signatures)
+        if problem is not None:
+            raise ValueError(problem.why)
         self.hand_id = hs["hand_id"]
         self.n_seats = int(hs["n_seats"])
         self.n_cards = int(hs["n_cards"])
         self.deck_id = str(hs["deck"])
-        if not isinstance(self.hand_id, bytes) or len(self.hand_id) != HAND_ID_BYTES:
-            raise ValueError("hand_id must be 16 bytes")
-        if len(hs["seat_keys"]) != self.n_seats:
-            raise ValueError("one identity key per seat")
         self.seat_keys: list[bytes] = [bytes(k) for k in hs["seat_keys"]]
-        if any(len(k) != 32 for k in self.seat_keys):
-            raise ValueError("an identity key is 32 bytes")
-        host_key = hs.get("host_key")
-        if not isinstance(host_key, bytes) or len(host_key) != 32:
-            raise ValueError("hand_start names no 32-byte host key")
-        self.host_key: bytes = host_key
-        if self.verify_signatures and (hs.get("at") != 0 or not signing.verify(host_key, hs)):
-            raise ValueError("the hand_start is not signed by the host key it names")
+        self.host_key: bytes = bytes(hs["host_key"])
         self.points: tuple[bytes, ...] = card_points(self.deck_id, self.n_cards)
         self.table: dict[bytes, int] = card_table(self.deck_id, self.n_cards)
         self.all_seats: frozenset[int] = frozenset(range(self.n_seats))

@@ -38,11 +38,12 @@ from typing import Any, TypeGuard
 from ..fairdeal import signing
 from ..fairdeal.audit import Fault, Verdict
 from ..fairdeal.deal import HOST_TYPES
-from ..fairdeal.local import NO_RESULT, PROTOCOL_ID, hand_id_for
+from ..fairdeal.local import PROTOCOL_ID
 from ..fairdeal.transcript import Transcript, log_hash
 from ..games.base import forfeit_result
 from .audit import HandAudit, audit_transcript
 from .matchstate import MatchState, MatchStateError
+from .chain import FIRST, Before, chain_faults, same_state, state_diff
 from .records import MergedHand, merge_copies
 from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 
@@ -58,7 +59,7 @@ whatever the order or completeness of the rest of the record."""
 
 CHAIN_FAULTS = frozenset({
     "bad_hand_id", "wrong_prev_result", "wrong_state", "not_fresh", "after_match_end",
-    "rules_changed", "dealt_twice"})
+    "rules_changed", "dealt_twice", "skipped"})
 """Faults of a host-signed hand_start against the match chain (`where` 0)."""
 
 _RANK = {"record": 1, "seat": 2, "host": 3}
@@ -408,8 +409,8 @@ def _end_diff(end: Mapping[str, Any], report: HandAudit, computed: bytes) -> lis
         out.append(f"outcome (stated {(end.get('outcome') or {}).get('kind')!r}, the log "
                    f"gives {report.outcome.kind!r})")
     stated = end.get("state")
-    if not isinstance(stated, Mapping) or not _same(stated, report.state_after.snapshot()):
-        out.append("state (" + _state_diff(stated if isinstance(stated, Mapping) else {},
+    if not isinstance(stated, Mapping) or not same_state(stated, report.state_after.snapshot()):
+        out.append("state (" + state_diff(stated if isinstance(stated, Mapping) else {},
                                            report.state_after.snapshot()) + ")")
     if end.get("match_over") is not report.state_after.is_over:
         out.append(f"match_over (stated {end.get('match_over')!r}, the fold gives "
@@ -441,24 +442,6 @@ def _with_clock(state: MatchState, hs: Mapping[str, Any]) -> MatchState:
     if isinstance(used, list) and len(used) == out.n_seats and all(_is_int(u) for u in used):
         out.clock_used = list(used)
     return out
-
-
-def _same(a: Any, b: Any) -> bool:
-    return MatchState.comparable(a if isinstance(a, Mapping) else {}) == \
-        MatchState.comparable(b if isinstance(b, Mapping) else {})
-
-
-def _state_diff(stated: Mapping[str, Any], folded: Mapping[str, Any]) -> str:
-    s, f = MatchState.comparable(stated), MatchState.comparable(folded)
-    out = []
-    for k in sorted(set(s) | set(f)):
-        if k == "match" and isinstance(s.get(k), Mapping) and isinstance(f.get(k), Mapping):
-            for kk in sorted(set(s[k]) | set(f[k])):
-                if s[k].get(kk) != f[k].get(kk):
-                    out.append(f"{kk}: stated {s[k].get(kk)!r}, folded {f[k].get(kk)!r}")
-        elif s.get(k) != f.get(k):
-            out.append(f"{k}: stated {s.get(k)!r}, folded {f.get(k)!r}")
-    return "; ".join(out[:4]) or "they differ"
 
 
 _BINDING = ("game", "variant", "n_seats", "first_dealer", "options", "clock", "deck")
@@ -509,14 +492,6 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
         state: MatchState | None = None
         if signed_hs and hand_no is not None:
             ma.chain_checked = ma.chain_checked or not alone
-            try:
-                want = hand_id_for(bytes(hs["match_id"]), hand_no, bytes(hs["host_key"]),
-                                   [bytes(k) for k in hs["seat_keys"]])
-            except (KeyError, TypeError, ValueError, OverflowError):
-                want = None
-            if want != hs.get("hand_id"):
-                chain.append(_host_fault("bad_hand_id", "the hand id is not the one the match "
-                                         "id, the hand number and the keys derive (§8.2)"))
             if hs.get("protocol") != PROTOCOL_ID:
                 notes.append(f"protocol {hs.get('protocol')!r}, not {PROTOCOL_ID}")
             if first_hs is None:
@@ -535,21 +510,14 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
                             (prev.hs.get("seat_keys") or [None] * 16)[s] != b:
                         notes.append(f"seat {s} has a new occupant from this hand on (key "
                                      f"{bytes(b).hex()[:16]})")
+            before: Before | str | None = None
             if prev is None:
                 if hand_no == 0:
+                    before = FIRST
                     try:
-                        fresh = _fresh(hs)
-                    except MatchStateError as exc:
-                        fresh = None
-                        notes.append(f"the match cannot be rebuilt: {exc}")
-                    if hs.get("prev_result") != NO_RESULT:
-                        chain.append(_host_fault("wrong_prev_result", "the first hand of the "
-                                                 "match names a previous result"))
-                    if fresh is not None and not _same(hs.get("state"), fresh.snapshot()):
-                        chain.append(_host_fault(
-                            "not_fresh", "the first hand does not start from a fresh match: "
-                            + _state_diff(hs.get("state") or {}, fresh.snapshot())))
-                    fold = fresh
+                        fold = _fresh(hs)
+                    except MatchStateError:
+                        fold = None             # chain_faults names it
                     ma.fold_from = 0
                     if alone:
                         notes.append("verified alone: the chain to earlier hands was not "
@@ -583,23 +551,14 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
                     if want_prev is None:
                         notes.append(f"the link to hand {expected} cannot be checked (it has "
                                      "no result of its own)")
-                    elif hs.get("prev_result") != want_prev:
-                        chain.append(_host_fault(
-                            "wrong_prev_result", f"prev_result is not the result hash hand "
-                                                 f"{expected} closed with"))
-                    if fold is not None:
-                        if not _same(hs.get("state"), fold.snapshot()):
-                            chain.append(_host_fault(
-                                "wrong_state", "the match state it deals from is not the "
-                                "fold of the hands before it: "
-                                + _state_diff(hs.get("state") or {}, fold.snapshot())))
-                    elif end is not None and not _same(hs.get("state"), end.get("state")):
-                        chain.append(_host_fault(
-                            "wrong_state", f"the match state is not the one hand {expected}'s "
-                                           "hand_end stated"))
+                    stated = end.get("state") if end is not None else None
+                    before = Before(prev.hand_no, want_prev,
+                                    fold.snapshot() if fold is not None else None,
+                                    stated if isinstance(stated, Mapping) else None,
+                                    over=fold is not None and fold.is_over)
+            # the one chain check (table/chain.py), every link collected
+            chain.extend(_host_fault(cf.what, cf.detail) for cf in chain_faults(hs, before))
             if fold is not None and fold.is_over:
-                chain.append(_host_fault("after_match_end", "a hand dealt after the match "
-                                         "ended"))
                 fold = None
             if fold is not None:
                 state = _with_clock(fold, hs)

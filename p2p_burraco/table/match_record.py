@@ -63,7 +63,7 @@ def record_of(directory: Path, recorded_by: str,
     directory — a result.json that is no JSON is its `bad_result_file` cheat, an
     unreadable hand makes the match incomplete (not unrecorded), and another match's hand
     put in the directory is set aside and named."""
-    from ..commands.verify import collect, verify_units
+    from .records import collect, verify_units
 
     directory = Path(directory).resolve()
     units, _ = collect([str(directory)])

@@ -69,7 +69,7 @@ class HandReplay:
 def load(paths: Sequence[str]) -> list[HandReplay]:
     """Audit a match directory or hand files and build each hand's replay, in hand order.
     A hand whose deal the audit could not re-derive raises ReplayError saying why."""
-    from ..commands.verify import collect, verify_units
+    from .records import collect, verify_units
 
     units, bad = collect(paths)
     if bad:

@@ -42,9 +42,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..controller import SeatController
 from ..fairdeal import signing
-from ..fairdeal.deal import CHAIN_CODES, HOST_TYPES, DealError
+from ..fairdeal.deal import CHAIN_CODES, HOST_TYPES, DealError, hand_start_problem
 from ..fairdeal.group import BadPoint
-from ..fairdeal.local import NO_RESULT, PROTOCOL_ID, hand_id_for
+from ..fairdeal.local import PROTOCOL_ID
 from ..fairdeal.seat import SeatDealer
 from ..fairdeal.transcript import Transcript
 from ..games.base import Action, ActionSyntaxError, HandState, RuleViolation
@@ -52,6 +52,7 @@ from . import messages as M
 from .audit import HandAudit, audit_hand
 from .matchstate import MatchState, MatchStateError
 from .replica import HandReplica, ReplicaError, TableError
+from .chain import FIRST, Before, first_fault
 from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 from .store import MemorySeatStore, SeatStore, StoreError
 
@@ -220,18 +221,10 @@ class SeatClient:
             return f"the hand_start does not name this identity at seat {self.seat}"
         if self.host_key is not None and hs.get("host_key") != self.host_key:
             return "the hand_start is signed for another host key than the one we connected to"
-        host_key = hs.get("host_key")
-        if not isinstance(host_key, bytes) or not signing.verify(host_key, hs):
-            return "the hand_start is not signed by the host"
-        try:
-            want = hand_id_for(hs["match_id"], int(hs["hand_no"]), host_key,
-                               [bytes(k) for k in keys])
-        except (KeyError, TypeError, ValueError) as exc:
-            return f"a malformed hand_start ({exc})"
-        if hs.get("hand_id") != want:
-            return "the hand id is not the one the match, the hand number and the keys give"
+        problem = hand_start_problem(hs)            # its structure and the host's signature
+        if problem is not None:
+            return problem.why
         record = self.store.match_record(hs["match_id"]) or {}
-        hand_no = int(hs["hand_no"])
         current = record.get("current")
         if current is not None and current.get("hs_hash") == signing.entry_hash(hs):
             return None     # the hand we were playing (a restart of this peer): resume it
@@ -240,27 +233,17 @@ class SeatClient:
             return (f"a new hand while hand {int(current['hand_no']) + 1} is not closed "
                     "(this seat did not sign it off)")
         if closed is not None:
-            if hand_no <= int(closed["hand_no"]):
-                return (f"hand {hand_no + 1} was already played and closed here (a replayed "
-                        "hand)")
-            if hand_no != int(closed["hand_no"]) + 1:
-                return f"hand {hand_no + 1} skips hands after {int(closed['hand_no']) + 1}"
-            if hs.get("prev_result") != closed["result_hash"]:
-                return "the previous hand's result is not the one this seat signed"
-            if MatchState.comparable(hs.get("state") or {}) != \
-                    MatchState.comparable(closed["state"]):
-                return "the match state is not the one this seat computed"
-        elif hand_no == 0:
-            if hs.get("prev_result") != NO_RESULT:
-                return "the first hand of a match names a previous result"
             try:
-                fresh = MatchState.of_hand_start({**hs, "state": {}})
-            except MatchStateError as exc:
-                return str(exc)
-            if MatchState.comparable(hs.get("state") or {}) != \
-                    MatchState.comparable(fresh.snapshot()):
-                return "the first hand of a match does not start from a fresh match"
-        return None
+                over = MatchState.of_hand_start({**hs, "state": closed["state"]}).is_over
+            except (MatchStateError, KeyError, TypeError, ValueError) as exc:
+                return f"a hand_start the match cannot follow ({exc})"
+            before: Before | str | None = Before(int(closed["hand_no"]),
+                                                 closed["result_hash"], closed["state"],
+                                                 over=over)
+        else:
+            before = FIRST if hs.get("hand_no") == 0 else None   # met mid-way: on trust
+        fault = first_fault(hs, before)                # the one chain check (table/chain.py)
+        return fault.detail if fault is not None else None
 
     def _on_hand_start(self, hs: Mapping[str, Any]) -> None:
         h = signing.entry_hash(hs)
