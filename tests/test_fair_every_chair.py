@@ -77,7 +77,7 @@ def write_copies(t: InProcessTable, root: Path) -> dict[str, Path]:
 # --------------------------------------------------------------------------- own records
 
 def test_every_seats_own_record_of_each_hand_holds_every_sign_off(tmp_path: Path) -> None:
-    """The host's hand_end carries every seat's sign-off; each seat checks them and keeps
+    """AUDIT-1: the host's hand_end carries every seat's sign-off; each seat checks them and keeps
     them in its own record, which then verifies FAIR alone (on main: INCOMPLETE, missing
     the other seats' sign-offs)."""
     t = play("briscola", 4, seed=3, hands=1)
@@ -93,7 +93,7 @@ def test_every_seats_own_record_of_each_hand_holds_every_sign_off(tmp_path: Path
 
 
 def test_a_hand_end_carrying_a_forged_sign_off_halts_the_seat() -> None:
-    """A sign-off the host puts in its hand_end that its seat never signed is the host's
+    """AUDIT-1: a sign-off the host puts in its hand_end that its seat never signed is the host's
     signed lie: the seat stops (TABLE-10) and keeps the evidence."""
     t = InProcessTable(SelfplayConfig(game="briscola", players=2, seed=5, bots=("random",)))
     real = t.seats[1].receive
@@ -114,7 +114,7 @@ def test_a_hand_end_carrying_a_forged_sign_off_halts_the_seat() -> None:
 
 
 def test_a_stalled_seat_owes_no_sign_off(tmp_path: Path) -> None:
-    """A seat that withholds a step is timed out (`step`, signed by the host): the hand
+    """AUDIT-2: a seat that withholds a step is timed out (`step`, signed by the host): the hand
     closes on its forfeit without its sign-off, and every copy of it is complete — FAIR,
     not INCOMPLETE forever (on main: `missing: seat 1's sign-off`)."""
     t = InProcessTable(SelfplayConfig(game="briscola", players=2, seed=7, bots=("random",)),
@@ -145,7 +145,7 @@ def test_a_stalled_seat_owes_no_sign_off(tmp_path: Path) -> None:
 def test_every_copy_alone_and_together_is_fair(tmp_path_factory: pytest.TempPathFactory,
                                                seed: int, players: int, hands: int,
                                                pick: random.Random) -> None:
-    """Random honest Briscola matches: every copy (the host's, each seat's) verifies FAIR
+    """AUDIT-4: random honest Briscola matches: every copy (the host's, each seat's) verifies FAIR
     alone, every pair and all of them together (files given one by one, and directories)."""
     print(f"seed={seed} players={players} hands={hands}")
     root = tmp_path_factory.mktemp("copies")
@@ -170,7 +170,7 @@ def test_every_copy_alone_and_together_is_fair(tmp_path_factory: pytest.TempPath
 @pytest.mark.subprocess
 @pytest.mark.network
 def test_four_join_peers_each_hold_a_record_that_verifies_alone(tmp_path: Path) -> None:
-    """Host plus four `join --bot` peers, each with its own data dir, over loopback: each
+    """AUDIT-1: host plus four `join --bot` peers, each with its own data dir, over loopback: each
     peer's own match directory verifies with exit 0 alone, each peer's `history` says fair,
     and the host's copy with every peer's, given together, exits 0."""
     import re
@@ -240,7 +240,7 @@ def _run_verify(*args: str | Path) -> tuple[int, str]:
 
 def test_a_machine_that_met_other_hosts_never_convicts_an_honest_stranger(
         tmp_path: Path) -> None:
-    """This machine met another `host` and other players called `bot 0`, `bot 1` (every
+    """AUDIT-3: this machine met another `host` and other players called `bot 0`, `bot 1` (every
     `play` does): an honest record of another host verifies with exit 0, warns naming both
     keys of each shared name, and names nobody at fault (on main: exit 1, `CHEAT by the
     record: key_mismatch`)."""
@@ -261,7 +261,7 @@ def test_a_machine_that_met_other_hosts_never_convicts_an_honest_stranger(
 
 
 def test_a_failed_pin_is_not_fair_and_names_no_honest_party(tmp_path: Path) -> None:
-    """`--keys` pins the real players; an outsider re-keys seat 1 (its own key, its own
+    """AUDIT-3: `--keys` pins the real players; an outsider re-keys seat 1 (its own key, its own
     host key, the hand_start re-signed): not fair (exit 1), and neither the honest pinned
     seat nor anyone else is listed as proven at fault (on main: seat 0 among them)."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -300,7 +300,7 @@ def _host_resign(t: InProcessTable, end: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_honest_copies_of_one_hand_merge_into_one_fair_record(tmp_path: Path) -> None:
-    """The host's copy and a seat's honest copy of one hand, each holding some of the
+    """AUDIT-4: the host's copy and a seat's honest copy of one hand, each holding some of the
     sign-offs (as every record did before hand_end carried them): together they are the
     union, FAIR (on main: `CHEAT by the record: two_records`)."""
     t = play("briscola", 2, seed=13, hands=1)
@@ -321,7 +321,7 @@ def test_honest_copies_of_one_hand_merge_into_one_fair_record(tmp_path: Path) ->
 
 
 def test_a_host_that_signs_two_histories_is_the_hosts_fault(tmp_path: Path) -> None:
-    """One seat is shown a host-signed `timeout` where the host's own record has a move:
+    """AUDIT-4: one seat is shown a host-signed `timeout` where the host's own record has a move:
     the two copies together convict the host, which signed both (on main: the record's
     fault, `two_records`)."""
     from p2p_burraco.fairdeal import signing
@@ -349,7 +349,7 @@ def test_a_host_that_signs_two_histories_is_the_hosts_fault(tmp_path: Path) -> N
 
 
 def test_a_seat_that_signs_two_sign_offs_is_the_seats_fault(tmp_path: Path) -> None:
-    """Two copies where one seat signed off two different results: its own signatures
+    """AUDIT-4: two copies where one seat signed off two different results: its own signatures
     convict it, and nobody else."""
     from p2p_burraco.fairdeal import signing
 
@@ -373,7 +373,7 @@ def test_a_seat_that_signs_two_sign_offs_is_the_seats_fault(tmp_path: Path) -> N
 # --------------------------------------------------------------------------- unsigned claims
 
 def test_an_abandonment_only_result_json_claims_is_not_fair(tmp_path: Path) -> None:
-    """result.json says the match ended between hands by seat 1's abandonment, with the
+    """AUDIT-5: result.json says the match ended between hands by seat 1's abandonment, with the
     standings that would give; no signed statement backs it: verify says so (not FAIR,
     naming the file), and the history takes the standings and the reason from the signed
     hands, not from the file (on main: FAIR, exit 0)."""
@@ -410,7 +410,7 @@ def test_an_abandonment_only_result_json_claims_is_not_fair(tmp_path: Path) -> N
 
 def test_a_host_signed_hand_start_with_a_wrong_head_is_refused_live_and_named_offline(
         tmp_path: Path) -> None:
-    """The head of a hand_start must be the empty log's hash. Live, the seat refuses one
+    """AUDIT-6: the head of a hand_start must be the empty log's hash. Live, the seat refuses one
     whose head is wrong (signed by the host: TABLE-10, it halts naming the field); offline,
     `verify` names the field and the host, not an unsigned record (on main the live replica
     accepts it and `verify` says "not signed by the host key it names")."""
@@ -439,7 +439,7 @@ def test_a_host_signed_hand_start_with_a_wrong_head_is_refused_live_and_named_of
 
 
 def test_one_hand_start_check_and_one_chain_check() -> None:
-    """`grep` finds one hand_start check and one chain check; `table/` imports nothing from
+    """AUDIT-6: `grep` finds one hand_start check and one chain check; `table/` imports nothing from
     `commands/` (issue 45: the rules were said four times)."""
     root = Path(__file__).resolve().parents[1] / "p2p_burraco"
     defs = subprocess.run(["grep", "-rnE", r"def (_?hand_start_(error|problem)|"

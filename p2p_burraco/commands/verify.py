@@ -6,8 +6,10 @@ through the rules, the outcome — and then what closed it: the host's signed `h
 every seat's signed sign-off of the very result the log leads to. A match (a directory, or
 several files of one match) is checked as a whole: its hands chained in order from the first,
 each bound to the match, the standings folded from the outcomes by the auditor itself and
-compared with the host's last signed word and with `result.json`. Keys are checked against
-pins (`--keys FILE`, and the keys this machine has seen: `<data-dir>/known_keys`).
+compared with the host's last signed word and with `result.json`. Keys are identities,
+names labels (PROTOCOL § 9): `--keys FILE` pins, `<data-dir>/known_keys` is the keys this
+machine met. Loading, merging copies and judging live in `table/` (`table.records`,
+`table.match_audit`); this module only formats.
 
 Exit status: 0 fair; 1 a cheat proven (who — a seat, the host, or the record —, which
 message, why); 2 incomplete or unverifiable (what is missing); 3 not a transcript.

@@ -12,8 +12,13 @@ What `verify` needs beyond one hand's audit (PROTOCOL §8.8, §8.12, §8.13, §9
   host asserts), so its outcome, result hash and `hand_end` comparison are the auditor's
   own; the last `hand_end` (`state`, `match_over`) and `result.json` (unsigned: a mismatch
   is the record's) are compared with the fold.
-- **Keys.** Every key a record names is checked against pins (`storage.known_keys`): one
-  that contradicts its pin makes the whole record a forgery.
+- **Keys.** Every key a record names is weighed by `storage.known_keys.KeyJudge` (PROTOCOL
+  § 9): a key never met is unknown, a name met with other keys a warning; a key that
+  contradicts an explicit `--keys` pin makes the record not the pinned people's — not fair,
+  and nothing in that hand is counted against anyone.
+- **Copies.** Several copies of one hand are merged first (`table.records.merge_copies`):
+  the union of their valid sign-offs; a key that signed both sides of a disagreement is
+  convicted by it.
 - **Blame.** A verdict names one party — a seat, the host or the record — and the
   statement that proves it. A record altered after the fact makes the replay see things
   that never happened (an entry cut out makes the next move look out of turn), so faults
