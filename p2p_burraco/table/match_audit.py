@@ -47,8 +47,8 @@ from ..fairdeal.local import PROTOCOL_ID
 from ..fairdeal.transcript import Transcript, log_hash
 from ..games.base import forfeit_result
 from .audit import HandAudit, audit_transcript
-from .matchstate import MatchState, MatchStateError
 from .chain import FIRST, Before, chain_faults, same_state, state_diff
+from .matchstate import MatchState, MatchStateError
 from .records import MergedHand, merge_copies
 from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 

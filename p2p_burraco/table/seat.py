@@ -50,10 +50,10 @@ from ..fairdeal.transcript import Transcript
 from ..games.base import Action, ActionSyntaxError, HandState, RuleViolation
 from . import messages as M
 from .audit import HandAudit, audit_hand
+from .chain import FIRST, Before, first_fault
 from .matchstate import MatchState, MatchStateError
 from .replica import HandReplica, ReplicaError, TableError
-from .chain import FIRST, Before, first_fault
-from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
+from .statements import HandEnd, StatementError, merge_sign_offs, sign_off_problem
 from .store import MemorySeatStore, SeatStore, StoreError
 
 DEAL_PHASES = ("commit", "shuffle", "lock", "deal")
@@ -548,28 +548,33 @@ class SeatClient:
         assert replica is not None
         if self._hand_end is not None:
             return
-        if not signing.verify(replica.deal.host_key, msg):
+        try:
+            end = HandEnd.parse(msg)                 # parsed once: typed, raw kept
+        except StatementError as exc:
+            self._notify("error", f"a malformed hand_end ({exc})")
+            return
+        if not end.signed_by(replica.deal.host_key):
             self._notify("error", "a hand_end the host did not sign")
             return
         self._hand_end = dict(msg)
         if self._inflight is not None and self._inflight.get("type") == "sign_off":
             self._inflight = None           # the host closed the hand: nothing is in flight
         problem = None      # either is the host's signed word against ours (TABLE-10)
-        if msg.get("transcript_hash") != replica.deal.head:
+        if end.transcript_hash != replica.deal.head:
             problem = "the host closed the hand on a history other than the one it showed us"
-        elif self._result_hash is not None and msg.get("result_hash") != self._result_hash:
+        elif self._result_hash is not None and end.result_hash != self._result_hash:
             problem = "the host's result of this hand differs from the one we signed"
         if problem is not None:
             self._halt(problem, msg)
-        carried = carried_sign_offs(msg)
-        bad = [p for p in (sign_off_problem(replica.hs, so) for so in carried) if p]
+        checked = [(so, sign_off_problem(replica.hs, so)) for so in end.sign_offs]
+        bad = [why for _, why in checked if why is not None]
         if bad and problem is None:
             self._halt("the host's signed hand_end carries a sign-off no seat signed: "
                        + bad[0], msg)
         if self.match_id is not None and self.hand_start is not None:
             own = [m for m in self.store.statements(replica.hand_id)
                    if m.get("type") == "sign_off"]
-            good = [so for so in carried if sign_off_problem(replica.hs, so) is None]
+            good = [so for so, why in checked if why is None]
             # every seat's sign-off: this seat's own record proves the hand by itself
             t = Transcript([dict(e) for e in replica.deal.log], dict(msg),
                            merge_sign_offs(own, good))
