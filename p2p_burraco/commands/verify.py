@@ -293,7 +293,8 @@ def match_summary(ma: Any) -> list[str]:
                                                    else "host" for u in pinned))
     if met:
         lines.append("  keys met before: " + ", ".join(
-            f"{u.role} {u.name}" + (f" (met as {u.detail})" if u.detail != u.name else "")
+            (f"{u.role} {u.name}" if u.role != "host" else "host")
+            + (f" (met as {u.detail})" if u.detail not in (u.name, "host") else "")
             for u in met))
     if unpinned:
         lines.append("  unknown keys (compare them with the players'; pin them with these "
@@ -455,7 +456,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return code
     if sources and not args.quiet:
-        print("pinned keys from: " + ", ".join(sources))
+        print("keys from: " + ", ".join(sources))
     for p, why in not_transcripts:
         print(f"{p}: not a recorded hand or match: {why}.")
     for ma in audits:
