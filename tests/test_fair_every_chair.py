@@ -442,11 +442,12 @@ def test_one_hand_start_check_and_one_chain_check() -> None:
     """AUDIT-6: `grep` finds one hand_start check and one chain check; `table/` imports nothing from
     `commands/` (issue 45: the rules were said four times)."""
     root = Path(__file__).resolve().parents[1] / "p2p_burraco"
-    defs = subprocess.run(["grep", "-rnE", r"def (_?hand_start_(error|problem)|"
-                           r"_check_hand_start|chain_faults|audit_chain)\b", str(root)],
+    defs = subprocess.run(["grep", "-rnE", "--include=*.py",
+                           r"def \w*(check_hand_start|hand_start_(error|problem|check)|"
+                           r"chain_(faults|check)|check_chain_of)\w*\(", str(root)],
                           capture_output=True, text=True).stdout.splitlines()
     names = sorted(line.split("def ")[1].split("(")[0] for line in defs)
-    assert names == ["_check_hand_start", "chain_faults", "hand_start_problem"], defs
+    assert names == ["chain_faults", "hand_start_problem"], defs
     users = subprocess.run(["grep", "-rln", "hand_start_problem", str(root)],
                            capture_output=True, text=True).stdout.split()
     assert {Path(u).name for u in users} >= {"deal.py", "audit.py", "seat.py"}

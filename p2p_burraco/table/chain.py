@@ -134,3 +134,17 @@ def first_fault(hs: Mapping[str, Any], before: Before | str | None) -> ChainFaul
     """The live check: the first link that does not hold, or None."""
     found = chain_faults(hs, before, stop_at_first=True)
     return found[0] if found else None
+
+
+def dealing_fault(hs: Mapping[str, Any], hand: Any) -> ChainFault | None:
+    """The hand_start against the hand the match deals next (`MatchState.new_hand`): the
+    dealer the rotation gives, and the deck the rules deal. Part of the chain check; run
+    where the hand is built (`replica.build_hand`), live and offline alike."""
+    if hand.dealer != hs.get("dealer"):
+        return ChainFault("wrong_dealer", f"hand_start names dealer {hs.get('dealer')}, the "
+                                          f"match says {hand.dealer}")
+    if len(hand.deck) != hs.get("n_cards") or hand.deck.kind.value != hs.get("deck"):
+        return ChainFault("wrong_deck", f"hand_start names a {hs.get('n_cards')}-card "
+                                        f"{hs.get('deck')} deck, the rules deal "
+                                        f"{len(hand.deck)} cards ({hand.deck.kind.value})")
+    return None

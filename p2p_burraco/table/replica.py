@@ -34,6 +34,7 @@ from ..games.base import (
     ScoreLine,
 )
 from . import messages as M
+from .chain import dealing_fault
 from .matchstate import MatchState, MatchStateError
 from .rules import TableRules
 
@@ -102,11 +103,9 @@ def build_hand(hs: Mapping[str, Any], state: MatchState | None = None) -> HandSt
         hand = state.new_hand()
     except (MatchStateError, ValueError) as exc:
         raise ReplicaError(f"the match has no such next hand: {exc}") from None
-    if hand.dealer != hs["dealer"]:
-        raise ReplicaError(f"hand_start names dealer {hs['dealer']}, the match says {hand.dealer}")
-    if len(hand.deck) != hs["n_cards"] or hand.deck.kind.value != hs["deck"]:
-        raise ReplicaError(f"hand_start names a {hs['n_cards']}-card {hs['deck']} deck, the rules "
-                           f"deal {len(hand.deck)} cards ({hand.deck.kind.value})")
+    fault = dealing_fault(hs, hand)         # the chain check's part that needs the hand
+    if fault is not None:
+        raise ReplicaError(fault.detail)
     return hand
 
 

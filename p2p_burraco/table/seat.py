@@ -212,8 +212,10 @@ class SeatClient:
                               "[TABLE-10]")
 
     # ------------------------------------------------------------------ hand_start
-    def _check_hand_start(self, hs: Mapping[str, Any]) -> str | None:
-        """Why this hand_start cannot be played (the host's fault), or None."""
+    def _cannot_play(self, hs: Mapping[str, Any]) -> str | None:
+        """Why this seat cannot play this hand_start (the host's fault), or None: its
+        protocol, this identity at this seat, the host connected to, then the one hand_start
+        check (`hand_start_problem`) and the one chain check (`table.chain`)."""
         if hs.get("protocol") != PROTOCOL_ID:
             return f"the host speaks {hs.get('protocol')!r}, not {PROTOCOL_ID}"
         keys = hs.get("seat_keys") or []
@@ -249,7 +251,7 @@ class SeatClient:
         h = signing.entry_hash(hs)
         if self.hand_start is not None and h == signing.entry_hash(self.hand_start):
             return  # a resync repeats it
-        problem = self._check_hand_start(hs)
+        problem = self._cannot_play(hs)
         if problem is not None:
             self._halt(problem, hs)
             return
