@@ -455,3 +455,27 @@ def test_one_hand_start_check_and_one_chain_check() -> None:
     for f in table.glob("*.py"):
         text = f.read_text()
         assert "from ..commands" not in text and "p2p_burraco.commands" not in text, f
+
+
+def test_a_seat_refuses_a_hand_start_that_changes_the_rules_mid_match() -> None:
+    """AUDIT-6: the seat's live chain check holds each hand_start to the rules of the first
+    one it met (`rules_changed`, as the auditor does offline): a host that re-signs hand 2
+    with another move clock is refused, and the seat halts naming it."""
+    from p2p_burraco.fairdeal import signing
+
+    t = InProcessTable(SelfplayConfig(game="briscola", players=2, hands=3, seed=18,
+                                      bots=("random",), options={"hands": 3}))
+    real = t.seats[0].receive
+
+    def bent(msg: Any) -> Any:
+        if msg.get("type") == "hand_start" and msg.get("hand_no") == 1:
+            body = {k: v for k, v in msg.items() if k != "sig"}
+            body["clock"] = {**body["clock"], "max_timeouts": 99}
+            msg = signing.sign(t.host_key, body)
+        return real(msg)
+    t.seats[0].receive = bent            # type: ignore[method-assign]
+    t.play_hand()
+    assert not t.seats[0].halted
+    t.step({"e": "deal"})
+    t.pump(limit=10_000)
+    assert t.seats[0].halted and "rules changed" in t.seats[0].halted, t.seats[0].halted

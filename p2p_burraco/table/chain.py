@@ -43,6 +43,32 @@ class ChainFault:
     detail: str
 
 
+BINDING = ("game", "variant", "n_seats", "first_dealer", "options", "clock")
+"""The hand_start fields a match keeps from its first hand to its last (its rules)."""
+
+
+@dataclass(frozen=True)
+class Binding:
+    """What binds every hand of a match: the host's key and the rules, as the first
+    hand_start the checker knows stated them."""
+
+    host_key: Any
+    rules: Mapping[str, Any]
+
+    @classmethod
+    def of(cls, hs: Mapping[str, Any]) -> Binding:
+        return cls(hs.get("host_key"), {k: hs.get(k) for k in BINDING})
+
+    def to_record(self) -> dict[str, Any]:
+        return {"host_key": self.host_key, "rules": dict(self.rules)}
+
+    @classmethod
+    def from_record(cls, value: Any) -> Binding | None:
+        if not isinstance(value, Mapping) or not isinstance(value.get("rules"), Mapping):
+            return None
+        return cls(value.get("host_key"), dict(value["rules"]))
+
+
 FIRST = "first"
 """`before` for the match's first hand: no previous result, a fresh match."""
 
@@ -68,15 +94,27 @@ def state_diff(stated: Mapping[str, Any], folded: Mapping[str, Any]) -> str:
 
 
 def chain_faults(hs: Mapping[str, Any], before: Before | str | None,
+                 binding: Binding | None = None,
                  stop_at_first: bool = False) -> list[ChainFault]:
     """Every link of `hs` to the hand before that does not hold. `before`: a `Before`;
     `FIRST` for the match's first hand; None when the hand before is not known (only the
-    hand id is checked then)."""
+    hand id is checked then). `binding`: the match's host key and rules as an earlier
+    hand_start stated them (`other_host` is another host's hand; `rules_changed`)."""
     out: list[ChainFault] = []
 
     def add(what: str, detail: str) -> bool:
         out.append(ChainFault(what, detail))
         return stop_at_first
+
+    if binding is not None:
+        if hs.get("host_key") != binding.host_key and add(
+                "other_host", "this hand is signed by another host key than the match's "
+                              "first hand"):
+            return out
+        changed = [k for k in BINDING if hs.get(k) != binding.rules.get(k)]
+        if changed and add("rules_changed", "the match's rules changed mid-match "
+                                            f"({', '.join(changed)})"):
+            return out
 
     try:
         hand_no = hs["hand_no"]
@@ -130,9 +168,10 @@ def chain_faults(hs: Mapping[str, Any], before: Before | str | None,
     return out
 
 
-def first_fault(hs: Mapping[str, Any], before: Before | str | None) -> ChainFault | None:
+def first_fault(hs: Mapping[str, Any], before: Before | str | None,
+                binding: Binding | None = None) -> ChainFault | None:
     """The live check: the first link that does not hold, or None."""
-    found = chain_faults(hs, before, stop_at_first=True)
+    found = chain_faults(hs, before, binding, stop_at_first=True)
     return found[0] if found else None
 
 

@@ -47,7 +47,7 @@ from ..fairdeal.local import PROTOCOL_ID
 from ..fairdeal.transcript import Transcript, log_hash
 from ..games.base import forfeit_result
 from .audit import HandAudit, audit_transcript
-from .chain import FIRST, Before, chain_faults, same_state, state_diff
+from .chain import FIRST, Before, Binding, chain_faults, same_state, state_diff
 from .matchstate import MatchState, MatchStateError
 from .records import MergedHand, merge_copies
 from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
@@ -449,9 +449,6 @@ def _with_clock(state: MatchState, hs: Mapping[str, Any]) -> MatchState:
     return out
 
 
-_BINDING = ("game", "variant", "n_seats", "first_dealer", "options", "clock", "deck")
-
-
 def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
                 result: Any = None, result_path: str | None = None,
                 foreign: Sequence[tuple[str, bytes]] = (),
@@ -499,16 +496,10 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
             ma.chain_checked = ma.chain_checked or not alone
             if hs.get("protocol") != PROTOCOL_ID:
                 notes.append(f"protocol {hs.get('protocol')!r}, not {PROTOCOL_ID}")
+            binding = Binding.of(first_hs) if first_hs is not None else None
             if first_hs is None:
                 first_hs = hs
             else:
-                if hs.get("host_key") != first_hs.get("host_key"):
-                    chain.append(record_fault("other_host", "this hand is signed by another "
-                                               "host key than the match's first hand", 0))
-                changed = [k for k in _BINDING if k != "deck" and hs.get(k) != first_hs.get(k)]
-                if changed:
-                    chain.append(_host_fault("rules_changed", "the match's rules changed "
-                                             f"mid-match ({', '.join(changed)})"))
                 for s, (a, b) in enumerate(zip(first_hs.get("seat_keys") or [],
                                                hs.get("seat_keys") or [])):
                     if a != b and prev is not None and \
@@ -562,7 +553,9 @@ def audit_match(hands: Sequence[tuple[str, Transcript]], *, alone: bool = False,
                                     stated if isinstance(stated, Mapping) else None,
                                     over=fold is not None and fold.is_over)
             # the one chain check (table/chain.py), every link collected
-            chain.extend(_host_fault(cf.what, cf.detail) for cf in chain_faults(hs, before))
+            chain.extend(record_fault(cf.what, cf.detail, 0) if cf.what == "other_host"
+                         else _host_fault(cf.what, cf.detail)
+                         for cf in chain_faults(hs, before, binding))
             if fold is not None and fold.is_over:
                 fold = None
             if fold is not None:

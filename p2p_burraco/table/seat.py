@@ -50,7 +50,7 @@ from ..fairdeal.transcript import Transcript
 from ..games.base import Action, ActionSyntaxError, HandState, RuleViolation
 from . import messages as M
 from .audit import HandAudit, audit_hand
-from .chain import FIRST, Before, first_fault
+from .chain import FIRST, Before, Binding, first_fault
 from .matchstate import MatchState, MatchStateError
 from .replica import HandReplica, ReplicaError, TableError
 from .statements import HandEnd, StatementError, merge_sign_offs, sign_off_problem
@@ -244,7 +244,7 @@ class SeatClient:
                                                  over=over)
         else:
             before = FIRST if hs.get("hand_no") == 0 else None   # met mid-way: on trust
-        fault = first_fault(hs, before)                # the one chain check (table/chain.py)
+        fault = first_fault(hs, before, Binding.from_record(record.get("binding")))
         return fault.detail if fault is not None else None
 
     def _on_hand_start(self, hs: Mapping[str, Any]) -> None:
@@ -287,6 +287,8 @@ class SeatClient:
         if not resumed:
             record["current"] = {"hand_no": int(hs["hand_no"]), "hs_hash": h,
                                  "state": state.snapshot()}
+            # the match's host and rules, as the first hand_start this seat met stated them
+            record.setdefault("binding", Binding.of(hs).to_record())
             self.store.save_match_record(match_id, record)
         seed = kept[0] if kept is not None else self._seed_source(hand_id, self.seat)
         if kept is None:
