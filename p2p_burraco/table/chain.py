@@ -127,7 +127,8 @@ def chain_faults(hs: Mapping[str, Any], before: Before | str | None,
             "bad_hand_id", "the hand id is not the one the match id, the hand number and the "
                            "keys derive (§8.2)"):
         return out
-    stated = hs.get("state") if isinstance(hs.get("state"), Mapping) else {}
+    raw_state = hs.get("state")
+    stated: Mapping[str, Any] = raw_state if isinstance(raw_state, Mapping) else {}
     if before == FIRST:
         if hand_no != 0 and add("not_fresh", f"hand {hand_no + 1} is not the match's first"):
             return out

@@ -104,8 +104,8 @@ def _seat_equivocations(hs: Mapping[str, Any], copies: Sequence[tuple[str, Trans
                         ) -> list[Fault]:
     """Two different statements one seat signed for one seq, or two different sign-offs,
     across the copies: the seat's own signatures convict it."""
-    by_seq: dict[tuple[int, Any], dict[bytes, str]] = {}
-    sign_offs: dict[int, dict[tuple[Any, Any], str]] = {}
+    by_seq: dict[tuple[int, Any], dict[Any, str]] = {}
+    sign_offs: dict[int, dict[Any, str]] = {}
     for path, t in copies:
         stmts: list[Mapping[str, Any]] = list(t.entries[1:])
         stmts += [e["msg"] for e in t.entries[1:]
@@ -188,7 +188,7 @@ def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
     ordered = sorted(logs.items(), key=rank)
     primary = ordered[0][1]
     p0, t0, heads0 = primary[0]
-    ends = {}
+    ends: dict[bytes, tuple[str, Any]] = {}
     for p, t, heads in primary:
         if _host_signed_end(t, heads):
             h = _safe_hash(t.hand_end)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeGuard
 
 from ..fairdeal import signing
 
@@ -23,7 +23,7 @@ class StatementError(ValueError):
     """A statement whose fields are not what its type needs (the message names the field)."""
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: Any) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
@@ -136,7 +136,10 @@ def merge_sign_offs(*copies: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
                 continue
             seen.add(h)
             out.append(dict(so))
-    out.sort(key=lambda so: (so.get("seat") if _is_int(so.get("seat")) else 1 << 30))
+    def seat_of(so: Mapping[str, Any]) -> int:
+        seat = so.get("seat")
+        return seat if _is_int(seat) else 1 << 30
+    out.sort(key=seat_of)
     return out
 
 
