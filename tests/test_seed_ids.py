@@ -4,8 +4,9 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-ID_RE = re.compile(r"\b(FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY|AUDIT)-(\d+)\b")
-DEF_RE = re.compile(r"^\s*[-*]\s+\*\*((?:FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY|AUDIT)-\d+)\*\*", re.MULTILINE)
+_PREFIXES = "FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY|AUDIT"
+ID_RE = re.compile(rf"\b({_PREFIXES})-(\d+)\b")
+DEF_RE = re.compile(rf"^\s*[-*]\s+\*\*((?:{_PREFIXES})-\d+)\*\*", re.MULTILINE)
 
 
 def defined_ids() -> set[str]:
