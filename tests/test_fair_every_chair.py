@@ -479,3 +479,18 @@ def test_a_seat_refuses_a_hand_start_that_changes_the_rules_mid_match() -> None:
     t.step({"e": "deal"})
     t.pump(limit=10_000)
     assert t.seats[0].halted and "rules changed" in t.seats[0].halted, t.seats[0].halted
+
+
+def test_a_host_signed_hand_start_naming_the_wrong_dealer_is_the_hosts_fault() -> None:
+    """AUDIT-6: a field the host signed that the match contradicts (the dealer the rotation
+    gives) is the host's signed word, offline as live — not an unsigned record."""
+    from p2p_burraco.fairdeal import signing
+
+    t = play("briscola", 2, seed=19, hands=1)
+    hs = dict(t.records[0].transcript.entries[0])
+    body = {k: v for k, v in hs.items() if k != "sig"}
+    body["dealer"] = 1 - body["dealer"]
+    bad = signing.sign(t.host_key, body)
+    report = audit_transcript(Transcript([bad], None, []))
+    (fault,) = [f for f in report.verdict.faults if f.what == "bad_hand_start"]
+    assert fault.party == "host" and "dealer" in fault.detail

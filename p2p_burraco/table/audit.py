@@ -125,8 +125,9 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
     try:
         replica = HandReplica(hs, verify_signatures=False, state=state)
         start = HandReplica(hs, verify_signatures=False, state=state).hand
-    except ReplicaError as exc:
-        faults.append(Fault(None, "bad_hand_start", 0, str(exc)))
+    except ReplicaError as exc:     # the walk found it host-signed: the host's word is wrong
+        party = "host" if signing.verify(hs.get("host_key") or b"", hs) else "record"
+        faults.append(Fault(None, "bad_hand_start", 0, str(exc), party=party))
         return report
     report.start = start
     full = verdict.deal is not None
