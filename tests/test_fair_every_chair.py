@@ -494,3 +494,26 @@ def test_a_host_signed_hand_start_naming_the_wrong_dealer_is_the_hosts_fault() -
     report = audit_transcript(Transcript([bad], None, []))
     (fault,) = [f for f in report.verdict.faults if f.what == "bad_hand_start"]
     assert fault.party == "host" and "dealer" in fault.detail
+
+
+def test_a_copy_altered_where_no_key_signed_is_named_and_the_hand_stands(
+        tmp_path: Path) -> None:
+    """AUDIT-4: an honest copy and one altered after the fact (an action's signature no
+    longer holds): the altered file is named as the record's fault; no seat, no host."""
+    t = play("briscola", 2, seed=20, hands=1)
+    tr = t.records[0].transcript
+    k = next(i for i, e in enumerate(tr.entries) if e.get("type") == "action")
+    bent = dict(tr.entries[k])
+    bent["sig"] = bytes(64)
+    altered = Transcript([*tr.entries[:k], bent, *tr.entries[k + 1:]], tr.hand_end,
+                         tr.sign_offs)
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    tr.save(str(a / "hand-001.p2pb"))
+    altered.save(str(b / "hand-001.p2pb"))
+    code, audits = verdict_of([a / "hand-001.p2pb", b / "hand-001.p2pb"])
+    assert code == 1
+    culprit = audits[0].culprit()
+    assert culprit is not None and culprit[0].party == "record"
+    assert culprit[0].what == "altered_copy" and str(b) in culprit[0].detail

@@ -100,6 +100,15 @@ def _seat_signed(hs: Mapping[str, Any], e: Mapping[str, Any]) -> int | None:
     return seat
 
 
+def _signed_entry(hs: Mapping[str, Any], e: Any) -> bool:
+    """A log entry some key of this hand signed (its seat's, or the host's)."""
+    if not isinstance(e, Mapping):
+        return False
+    if e.get("type") in HOST_TYPES:
+        return e.get("hand_id") == hs.get("hand_id") and _verifies(hs.get("host_key"), e)
+    return _seat_signed(hs, e) is not None
+
+
 def _seat_equivocations(hs: Mapping[str, Any], copies: Sequence[tuple[str, Transcript]]
                         ) -> list[Fault]:
     """Two different statements one seat signed for one seq, or two different sign-offs,
@@ -222,6 +231,10 @@ def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
         elif k == len(t1.entries):
             notes.append(f"{p1} holds the log up to message {k - 1} only (an earlier copy)")
             sign_offs = merge_sign_offs(sign_offs, t1.sign_offs)
+        elif not _signed_entry(hs, t1.entries[k]):
+            faults.append(Fault(None, "altered_copy", None,
+                                f"{p1} differs from {p0} from message {k}, which no key "
+                                "signed: that copy was altered", party="record"))
         else:
             missing.append(f"one history of the hand: {p0} and {p1} differ from message {k}, "
                            "and no key signed both (nothing proven; compare the copies)")
