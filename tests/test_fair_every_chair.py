@@ -289,6 +289,7 @@ def test_a_failed_pin_is_not_fair_and_names_no_honest_party(tmp_path: Path) -> N
     verdicts = [ln for ln in out.splitlines() if "verdict" in ln]
     assert verdicts and all("CHEAT" not in ln and "also proven" not in ln for ln in verdicts)
     assert "not signed by the keys pinned" in out and "nobody is proven at fault" in out
+    assert "the host is at fault" not in out and "CHEAT" not in out
 
 
 # --------------------------------------------------------------------------- copies merge

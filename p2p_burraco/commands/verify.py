@@ -178,7 +178,10 @@ def hand_summary(h: Any, ma: Any) -> list[str]:
         if e.get("type") == "hand_void":
             lines.append(f"  hand void: {e.get('reason')} — {e.get('detail') or ''}"
                          .rstrip(" —"))
-    if any(f.party == "record" for f in h.trusted):
+    if h.pin_failed:
+        lines.append("  outcome: none — not the record of the people pinned, so it decides "
+                     "nothing about them")
+    elif any(f.party == "record" for f in h.trusted):
         lines.append("  outcome: none — the record was altered, so it decides nothing")
     else:
         res = _result_line(h)
