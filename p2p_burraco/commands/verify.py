@@ -404,7 +404,8 @@ def match_json(ma: Any) -> dict[str, Any]:
             "faults": [_fault_json(h, f) for f in h.trusted]
             + [_fault_json(h, f, False) for f in h.discounted],
             "missing": list(h.missing), "notes": list(h.notes),
-            "outcome": out.to_wire() if out is not None else None,
+            "outcome": out.to_wire() if out is not None and not h.pin_failed else None,
+            "pin_failed": h.pin_failed,
             "signed": list(h.signed), "disputed": list(h.disputed),
         })
     return {
