@@ -518,3 +518,27 @@ def test_a_copy_altered_where_no_key_signed_is_named_and_the_hand_stands(
     culprit = audits[0].culprit()
     assert culprit is not None and culprit[0].party == "record"
     assert culprit[0].what == "altered_copy" and str(b) in culprit[0].detail
+
+
+def test_a_seat_that_abandons_and_never_signs_off_leaves_the_hand_complete() -> None:
+    """AUDIT-2: the seat at fault for the ending (here it abandons, then withholds its
+    sign-off) owes none: its own signed `abandon` decides the hand without its word, so a
+    sore loser cannot keep the hand INCOMPLETE forever."""
+    t = InProcessTable(SelfplayConfig(game="briscola", players=2, seed=21, bots=("random",)),
+                       rules=TableRules(turn_ms=None, step_ms=30_000, grace_ms=60_000))
+    t.lost_on_the_way = (         # type: ignore[method-assign]
+        lambda seat, msg: seat == 1 and msg.get("type") == "sign_off")
+    t.step({"e": "deal"})
+    t.pump(until=lambda: t.host.replica is not None
+           and sum(e.get("type") == "action" for e in t.host.replica.deal.log) >= 2)
+    t.seats[1].request_abandon()
+    t.to_host.extend((1, m) for m in t.seats[1].take_outbox())
+    t.pump()
+    t.advance(30_001)
+    t.pump()
+    assert t.records, t.host.stage
+    record = t.records[-1]
+    assert (record.outcome.kind, record.outcome.seat) == ("abandon", 1)
+    report = audit_transcript(record.transcript)
+    assert report.signed == [0] and report.unsigned == [] and report.excused == [1]
+    assert not report.verdict.faults

@@ -315,9 +315,13 @@ def audit_transcript(t: Transcript, state: MatchState | None = None) -> HandAudi
             disputed.append(seat)
     report.notes.extend(f"seat {s} signed another history or result" for s in disputed)
     report.signed = sorted(signed)
-    # a seat a signed, true timeout put out of the hand (away past grace, stalled) owes no
-    # sign-off: the host closes the hand without it, and so may the record
+    # the seat at fault for how the hand ended owes no sign-off (AUDIT-2): one a signed, true
+    # timeout put out of the hand (away past grace, stalled), or the seat the outcome names
+    # for a forfeit or an abandonment — the signed statements decide it without its word
     gone = set(report.replica.gone) if report.replica is not None else set()
+    out = report.outcome
+    if out is not None and out.kind in ("forfeit", "abandon") and out.seat is not None:
+        gone.add(out.seat)
     report.excused = sorted(gone - signed)
     report.unsigned = sorted(set(range(len(keys))) - signed - gone)
     return report
