@@ -451,7 +451,8 @@ def test_one_hand_start_check_and_one_chain_check() -> None:
     assert names == ["chain_faults", "hand_start_problem"], defs
     users = subprocess.run(["grep", "-rln", "hand_start_problem", str(root)],
                            capture_output=True, text=True).stdout.split()
-    assert {Path(u).name for u in users} >= {"deal.py", "audit.py", "seat.py"}
+    assert {Path(u).name for u in users} >= {"deal.py", "audit.py", "statements.py"}
+    assert "HandStart.parse(" in (root / "table" / "seat.py").read_text()
     table = root / "table"
     for f in table.glob("*.py"):
         text = f.read_text()

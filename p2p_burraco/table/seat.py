@@ -42,7 +42,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from ..controller import SeatController
 from ..fairdeal import signing
-from ..fairdeal.deal import CHAIN_CODES, HOST_TYPES, DealError, hand_start_problem
+from ..fairdeal.deal import CHAIN_CODES, HOST_TYPES, DealError
 from ..fairdeal.group import BadPoint
 from ..fairdeal.local import PROTOCOL_ID
 from ..fairdeal.seat import SeatDealer
@@ -53,7 +53,7 @@ from .audit import HandAudit, audit_hand
 from .chain import FIRST, Before, Binding, first_fault
 from .matchstate import MatchState, MatchStateError
 from .replica import HandReplica, ReplicaError, TableError
-from .statements import HandEnd, StatementError, merge_sign_offs, sign_off_problem
+from .statements import HandEnd, HandStart, StatementError, merge_sign_offs, sign_off_problem
 from .store import MemorySeatStore, SeatStore, StoreError
 
 DEAL_PHASES = ("commit", "shuffle", "lock", "deal")
@@ -223,9 +223,10 @@ class SeatClient:
             return f"the hand_start does not name this identity at seat {self.seat}"
         if self.host_key is not None and hs.get("host_key") != self.host_key:
             return "the hand_start is signed for another host key than the one we connected to"
-        problem = hand_start_problem(hs)            # its structure and the host's signature
-        if problem is not None:
-            return problem.why
+        try:                        # parsed once: structure, place, the host's signature
+            HandStart.parse(hs)
+        except StatementError as exc:
+            return str(exc)
         record = self.store.match_record(hs["match_id"]) or {}
         current = record.get("current")
         if current is not None and current.get("hs_hash") == signing.entry_hash(hs):

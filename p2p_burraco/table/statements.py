@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any, TypeGuard
 
 from ..fairdeal import signing
+from ..fairdeal.deal import HandStartProblem, hand_start_problem
 
 
 class StatementError(ValueError):
@@ -39,6 +40,49 @@ def _uint(raw: Mapping[str, Any], name: str) -> int:
     if not _is_int(v) or v < 0:
         raise StatementError(f"{raw.get('type')}: {name} is not a non-negative integer")
     return int(v)
+
+
+@dataclass(frozen=True)
+class HandStart:
+    """The host's `hand_start`, parsed once: `fairdeal.deal.hand_start_problem` (the one
+    check of its structure, place and signature), then the fields the chain check and the
+    seat read, typed. `signed`: the problem, if any, is under the host's valid signature."""
+
+    raw: Mapping[str, Any]
+    hand_id: bytes
+    match_id: bytes
+    hand_no: int
+    n_seats: int
+    seat_keys: tuple[bytes, ...]
+    host_key: bytes
+    names: tuple[str, ...]
+    prev_result: bytes
+    protocol: str
+
+    @classmethod
+    def parse(cls, raw: Any, *, verify_signature: bool = True) -> HandStart:
+        problem = hand_start_problem(raw, verify_signature=verify_signature) \
+            if isinstance(raw, Mapping) else HandStartProblem("not a hand_start", False)
+        if problem is not None:
+            raise HandStartError(problem.why, problem.signed)
+        names = raw.get("names")
+        if not isinstance(names, list) or len(names) != raw["n_seats"] \
+                or not all(isinstance(n, str) for n in names):
+            raise HandStartError("hand_start: one name per seat expected", True)
+        protocol = raw.get("protocol")
+        return cls(MappingProxyType(dict(raw)), raw["hand_id"], _bytes(raw, "match_id", 16),
+                   _uint(raw, "hand_no"), int(raw["n_seats"]),
+                   tuple(bytes(k) for k in raw["seat_keys"]), bytes(raw["host_key"]),
+                   tuple(names), _bytes(raw, "prev_result", 32),
+                   protocol if isinstance(protocol, str) else "")
+
+
+class HandStartError(StatementError):
+    """A hand_start that cannot open a hand; `signed`: the host signed it (its fault)."""
+
+    def __init__(self, why: str, signed: bool) -> None:
+        super().__init__(why)
+        self.signed = signed
 
 
 @dataclass(frozen=True)
