@@ -177,6 +177,26 @@ def scan_data(data: bytes) -> LogScan:
     return scan
 
 
+def salvage_scan(data: bytes) -> tuple[list[tuple[int, bytes]], list[int]]:
+    """Every whole record of a damaged log, past the damage too (resynchronising after each
+    bad stretch), with its offset; and where each bad stretch begins. For `--salvage` only."""
+    found: list[tuple[int, bytes]] = []
+    bad: list[int] = []
+    pos = 0
+    while pos < len(data):
+        end = _whole_record_at(data, pos)
+        if end is not None:
+            found.append((pos, data[pos + _HEAD.size:end]))
+            pos = end
+            continue
+        later = _later_record(data, pos + 1)
+        bad.append(pos)
+        if later is None:
+            break
+        pos = later
+    return found, bad
+
+
 def scan_log(path: Path) -> LogScan:
     """`scan_data` of the file at `path` (an empty scan if there is none; no symlink)."""
     try:

@@ -39,6 +39,8 @@ from .files import (
     LogDamaged,
     ensure_dir,
     frame_record,
+    read_private,
+    salvage_scan,
     scan_log,
     write_private,
     write_record,
@@ -293,33 +295,42 @@ def _set_aside(path: Path, tag: str) -> Path:
 def salvage(problem: MatchProblem) -> str:
     """Make a problem directory usable again without deleting anything; says what it did.
 
-    A damaged journal whose first record reads: the records before the damage up to the
-    last checkpoint become the new journal (the match resumes between hands there); the
-    damaged file, and any hand record past that checkpoint, are renamed aside. Otherwise
-    (no readable first record, or no journal): the directory is marked set aside
-    (`set-aside.json` says why) and its hand records stay for `verify`."""
+    A damaged journal whose first record reads: its last good checkpoint — the last whole
+    checkpoint record anywhere in the file, past the damage too — and the whole events after
+    it, up to any damage after it, become the new journal (a damage before the last
+    checkpoint thus loses nothing); the damaged file, and any hand record past that
+    checkpoint, are renamed aside. Otherwise (no readable first record, or no journal): the
+    directory is marked set aside (`set-aside.json` says why) and its hand records stay for
+    `verify`."""
     d = problem.directory
     path = d / JOURNAL
-    scan = scan_log(path) if path.exists() else None
     keep: list[bytes] = []
     hand_no = 0
-    if scan is not None and scan.records:
-        try:
-            header = _unpack(scan.records[0])
-            good_header = header.get("e") == "match" and isinstance(header.get("config"),
-                                                                     Mapping)
-        except ValueError:
-            good_header = False
-        if good_header:
-            keep = [scan.records[0]]
-            for i, raw in enumerate(scan.records[1:], start=1):
-                try:
-                    event = _unpack(raw)
-                except ValueError:
+    lost = False
+    if path.exists():
+        found, bad = salvage_scan(read_private(path))
+        events: list[tuple[int, dict[str, Any] | None]] = []
+        for at, raw in found:
+            try:
+                events.append((at, _unpack(raw)))
+            except ValueError:
+                events.append((at, None))
+        header = events[0][1] if events and events[0][0] == 0 else None
+        if header is not None and header.get("e") == "match" \
+                and isinstance(header.get("config"), Mapping):
+            cps = [i for i, (_, ev) in enumerate(events) if ev and ev.get("e") == "checkpoint"]
+            start = cps[-1] if cps else 0
+            keep = [found[0][1]] + ([found[start][1]] if cps else [])
+            if cps:
+                hand_no = int(events[start][1].get("hand_no", 0))  # type: ignore[union-attr]
+            for j in range(start + 1, len(events)):
+                at, ev = events[j]
+                prev_end = found[j - 1][0] + 8 + len(found[j - 1][1])
+                if ev is None or at != prev_end:         # damage after the checkpoint
+                    lost = True
                     break
-                if event.get("e") == "checkpoint":
-                    keep = scan.records[:i + 1]
-                    hand_no = int(event.get("hand_no", 0))
+                keep.append(found[j][1])
+            lost = lost or bool(bad and bad[-1] > found[start][0])
     if keep:
         aside = _set_aside(path, "damaged")
         write_private(path, b"".join(frame_record(r) for r in keep))
@@ -330,8 +341,10 @@ def salvage(problem: MatchProblem) -> str:
                 moved.append(_set_aside(rec, "superseded").name)
         told = f" (hand records past it moved aside: {', '.join(moved)})" if moved else ""
         where = f"after hand {hand_no}" if hand_no else "at the start of the match"
+        tail = ("; events after the damage are lost" if lost else
+                "; no event after it was lost")
         return (f"{d}: the damaged journal is kept as {aside.name}; the match resumes from "
-                f"its last good checkpoint, {where}{told}")
+                f"its last good checkpoint, {where}{tail}{told}")
     aside_name = _set_aside(path, "damaged").name if path.exists() else None
     report = {"set_aside": _dt.datetime.now(_dt.UTC).isoformat(), "kind": problem.kind,
               "problem": problem.message, "damaged_journal": aside_name,

@@ -1,0 +1,256 @@
+"""The host and its disk: what it does at start with the matches it finds, and when a write
+fails (PROTOCOL § 10, "The host's journal").
+
+- At start (`survey_or_refuse`): a journal damaged inside, or a match directory whose
+  journal is missing while its hand records are there, stops the start with one sentence
+  naming the file and the offset (nothing is touched), unless `--salvage`.
+- `check_options`: a restart whose options differ from the unfinished match's says so and
+  asks for the same options or `--fresh` (never resumes the old match under new options,
+  never silently ignores them).
+- `complete_journal`: a hand whose closing event is journaled but whose record is not on
+  disk (a crash or a full disk between the two) gets its record written, and a checkpoint
+  after it; a match whose journal says it is over gets its `result.json` (`finish_if_over`).
+- `stall`: a journal write failed (ENOSPC, EIO). Nothing that depends on it is sent: the
+  host logs `disk full: PATH` in one line, tells the table's seats `host.disk_full` (fatal
+  for the connection, retryable: they reconnect and resync), forgets the table's state in
+  memory (it ran ahead of the disk) and deals no hand; `watch` tries every `disk_retry`
+  seconds to write again and, once it can, rebuilds the table from its journal (as a restart
+  would) and the match goes on by itself.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..storage.journal import (
+    RESULT,
+    DiskFull,
+    JournalDamaged,
+    LoadedMatch,
+    MatchJournal,
+    load,
+    salvage,
+    survey,
+)
+from ..wire import WireError
+
+if TYPE_CHECKING:
+    from .host import HostNode
+    from .room import TableRoom
+
+PROBE_BYTES = 64 * 1024
+"""What `watch` writes (and removes) to see whether the disk takes writes again."""
+
+
+def survey_or_refuse(node: HostNode) -> list[LoadedMatch]:
+    """The unfinished matches to resume; `HostRefused` if one cannot be read as it is and
+    `--salvage` was not given (with it: salvaged, saying what was done)."""
+    from .host import HostRefused
+
+    found, problems = survey(node.matches_dir)
+    if problems and not node.config.salvage:
+        p = problems[0]
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        how = ("resume it from its last good checkpoint, the damaged file moved aside, "
+               "never deleted" if p.kind == "damaged" else
+               "set the directory aside, its hand records kept")
+        raise HostRefused(f"will not start: {p.message}{more}; nothing was changed — start "
+                          f"again with --salvage to {how}, or with --fresh to leave it")
+    for p in problems:
+        node.say(f"salvage: {salvage(p)}")
+    if problems:
+        found, problems = survey(node.matches_dir)
+        if problems:
+            raise HostRefused(f"will not start: {problems[0].message} (after --salvage)")
+    return found
+
+
+def _default_players(game: str, variant: str) -> int | None:
+    from ..games import get_game
+
+    spec = get_game(game)
+    if variant not in spec.presets:
+        return None
+    allowed = tuple(spec.seat_counts(spec.presets[variant]))
+    return 4 if game == "burraco" and 4 in allowed else allowed[0]
+
+
+def check_options(node: HostNode, loaded: LoadedMatch) -> None:
+    """`HostRefused` when this start's table options differ from the unfinished match's."""
+    from ..games import get_game
+    from ..table.host import MatchConfig
+    from .host import HostRefused
+
+    c = node.config
+    have = MatchConfig.from_wire(loaded.header["config"])
+    try:
+        variant = c.variant or get_game(c.game).default_variant
+    except (KeyError, ValueError):
+        variant = c.variant or ""
+    players = c.players if c.players is not None else _default_players(c.game, variant)
+    stated = {"--game": (have.game, c.game), "--variant": (have.variant, variant),
+              "--players": (have.n_seats, players),
+              "--target": (loaded.header.get("target"), c.target),
+              "--hands": (have.hands, c.hands)}
+    differ = {k: v for k, v in stated.items() if v[0] != v[1]}
+    if not differ:
+        return
+
+    def opts(pairs: dict[str, tuple[Any, Any]], i: int) -> str:
+        return " ".join(f"{k} {v[i]}" if v[i] is not None else f"no {k}"
+                        for k, v in pairs.items())
+
+    started = {k: v for k, v in stated.items() if v[0] is not None}
+    raise HostRefused(f"the unfinished match in {loaded.directory} was started with "
+                      f"{opts(started, 0)}, and this start asks for {opts(differ, 1)}: start "
+                      "again with the same options to resume it, or with --fresh to leave it "
+                      "and open a new table")
+
+
+def complete_journal(node: HostNode, loaded: LoadedMatch) -> LoadedMatch:
+    """Write every record the journal's closed hands are missing (and a checkpoint when the
+    journal's last event closed a hand); the match as it then loads."""
+    from ..storage.files import write_record
+    from ..table.host import MatchConfig, transcript_name
+    from ..table.recovery import replay_closing
+
+    config = MatchConfig.from_wire(loaded.header["config"])
+    table, closed = replay_closing(config, node.identity, loaded.events, loaded.checkpoint)
+    if not closed:
+        return loaded
+    wrote = []
+    for _, record in closed:
+        name = transcript_name(record.hand_no)
+        if not (loaded.directory / name).exists():
+            write_record(loaded.directory / name, record.transcript.to_bytes())
+            wrote.append(name)
+    if closed[-1][0] != len(loaded.events) - 1 or table.stage not in ("between", "over"):
+        if wrote:
+            node.say(f"{loaded.directory.name}: wrote the missing record(s) "
+                     f"{', '.join(wrote)} from the journal")
+        return loaded
+    journal = MatchJournal.reopen(loaded.directory)
+    try:
+        journal.append(table.checkpoint())
+        journal.sync()
+    finally:
+        journal.close()
+    if wrote:
+        node.say(f"{loaded.directory.name}: wrote the missing record(s) {', '.join(wrote)} "
+                 "from the journal")
+    again = load(loaded.directory)
+    assert again is not None
+    return again
+
+
+def finish_if_over(room: TableRoom) -> None:
+    """A match the journal says is over but whose result.json is missing: write it now."""
+    journal = room.journal
+    if room.status == "over" and journal is not None and not (journal.dir / RESULT).exists():
+        room.status = "playing"
+        room.end_match()
+
+
+def stall(node: HostNode, room: TableRoom, exc: DiskFull, abort: bool = False) -> None:
+    """See the module docstring. `abort`: the seats' held output must never leave (an fsync
+    failed after it was written), so their connections are cut rather than told."""
+    if room.id in node.stalled:
+        return
+    node.say(f"disk full: {exc.path}")
+    node.stalled[room.id] = room
+    room.status = "stalled"
+    call = room._deadline
+    if call is not None and call.active():
+        call.cancel()
+    room._deadline = None
+    room._deadline_at = None
+    for slot in room.slots:
+        if slot.away is not None and slot.away.active():
+            slot.away.cancel()
+        slot.away = None
+        conn, slot.conn = slot.conn, None
+        if conn is None:
+            continue
+        conn.room, conn.seat = None, None
+        if abort and conn.transport is not None:
+            conn.transport.abortConnection()
+        else:
+            conn.refuse(WireError("host.disk_full", _message(), fatal=True))
+    if room.journal is not None:
+        room.journal.close()
+
+
+def _message() -> str:
+    from .host import DISK_FULL_MESSAGE
+
+    return DISK_FULL_MESSAGE
+
+
+def watch(node: HostNode) -> None:
+    """Every `disk_retry` seconds: stall a table whose journal broke outside a request, and
+    try to bring stalled tables back (see the module docstring)."""
+    for room in list(node.lobby.tables.values()):
+        journal = room.journal
+        if journal is not None and journal.broken is not None and room.id not in node.stalled:
+            stall(node, room, journal.broken)
+    for table_id, room in list(node.stalled.items()):
+        _try_resume(node, table_id, room)
+    if not node.all_done.called:
+        node._disk_watch = node.reactor.callLater(node.config.disk_retry, watch, node)
+
+
+def _writable(directory: Path) -> bool:
+    """Whether `directory` takes a small write and its fsync again (what a resume needs)."""
+    probe = directory / f".probe.{secrets.token_hex(4)}"
+    try:
+        fd = os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            view = memoryview(b"\0" * PROBE_BYTES)
+            while view:                      # a short write means the disk is full
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        try:
+            probe.unlink()
+        except OSError:
+            pass
+
+
+def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:
+    from .room import TableRoom as Room
+
+    journal = room.journal
+    if journal is None:
+        return
+    if not _writable(journal.dir):
+        if not getattr(room, "disk_waiting", False):
+            room.disk_waiting = True  # type: ignore[attr-defined]
+            node.say(f"{table_id}: waits for the disk, no hand is dealt; trying again every "
+                     f"{node.config.disk_retry:g} s")
+        return
+    try:
+        loaded = load(journal.dir)
+        if loaded is None:
+            return
+        loaded = complete_journal(node, loaded)
+        new = Room.restore(node, loaded)
+    except DiskFull:
+        return                              # not yet: the next tick tries again
+    except (JournalDamaged, OSError) as exc:
+        node.say(f"{table_id}: cannot go on from its journal: {exc}")
+        return
+    del node.stalled[table_id]
+    if node.lobby.tables.get(table_id) is room:
+        node.lobby.tables[table_id] = new
+    if node.default_room is room:
+        node.default_room = new
+    node.say(f"{table_id}: the disk takes writes again; the match goes on")
+    finish_if_over(new)
