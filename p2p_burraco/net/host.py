@@ -511,6 +511,13 @@ class HostNode(ServerFactory):
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
 
+    def new_match_id(self) -> bytes:
+        """A match id never used under this data directory (storage.journal.new_match_id):
+        fresh randomness even when `seed` makes the host's other choices reproducible."""
+        from ..storage.journal import new_match_id
+
+        return new_match_id(self.matches_dir)
+
     # --- tables ----------------------------------------------------------------------
     def open_tables(self) -> None:
         """At start: every unfinished match of the data directory resumes from its journal

@@ -27,6 +27,7 @@ import datetime as _dt
 import errno
 import json
 import os
+import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +90,17 @@ def _unpack(data: bytes) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise ValueError("a journal record is not a map")
     return value
+
+
+def new_match_id(root: Path) -> bytes:
+    """A fresh match id: 16 random bytes from the OS, never from a seed (a seeded run —
+    `play --seed N` twice — must not reuse an id: its directory, its journal, and every
+    seat's facts filed under it would collide), and none a directory under `root` has."""
+    root = Path(root)
+    while True:
+        match_id = secrets.token_bytes(16)
+        if not root.is_dir() or not any(root.glob(f"*-{match_id.hex()}")):
+            return match_id
 
 
 def match_dir_name(match_id: bytes, when: _dt.datetime | None = None) -> str:
