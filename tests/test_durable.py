@@ -33,7 +33,6 @@ from typing import Any
 
 import pytest
 
-from p2p_burraco.storage.files import scan_log
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
@@ -180,6 +179,29 @@ def closed_hands_on_disk(d: Path) -> None:
     assert names == [f"hand-{i:03d}.p2pb" for i in range(1, result["hands"] + 1)], names
 
 
+class Records:
+    """The records of an intact journal, walked here (not with the code under test)."""
+
+    def __init__(self, path: Path) -> None:
+        import struct
+
+        data = path.read_bytes()
+        self.records: list[bytes] = []
+        self.offsets: list[int] = []
+        pos = 0
+        while pos + 8 <= len(data):
+            n, _ = struct.unpack_from(">II", data, pos)
+            if pos + 8 + n > len(data):
+                break
+            self.offsets.append(pos)
+            self.records.append(data[pos + 8:pos + 8 + n])
+            pos += 8 + n
+
+
+def scan_log(path: Path) -> Records:
+    return Records(path)
+
+
 BRISCOLA = ["--game", "briscola", "--players", "2", "--target", "361", "--clock", "60"]
 """A 2-seat Briscola that runs exactly --hands hands (no side reaches 361)."""
 
@@ -219,11 +241,9 @@ def test_a_byte_flipped_inside_the_journal_stops_the_host_until_salvage(
     host, peers, d = _stopped_mid_match(tmp_path, 4, r"hand 3 dealt")
     journal = d / "journal.p2pj"
     scan = scan_log(journal)
-    bodies = [json.dumps(1)]            # only to type the list
-    del bodies
-    kinds = [b for b in scan.records]
     import msgpack
-    events = [msgpack.unpackb(b, raw=False).get("e") for b in kinds]
+
+    events = [msgpack.unpackb(b, raw=False).get("e") for b in scan.records]
     last_cp = max(i for i, e in enumerate(events) if e == "checkpoint")
     i = rng.randrange(1, last_cp)                       # a record with whole ones after it
     at = scan.offsets[i] + 8 + rng.randrange(len(scan.records[i]))
@@ -331,6 +351,42 @@ def test_a_restart_with_other_options_says_so(tmp_path: Path) -> None:
     _cont(peers)
     assert host.finish() == 0, "\n".join(host.lines)
     _finish_peers(peers, host)
+    closed_hands_on_disk(d)
+    rc, out = verify(d, tmp_path)
+    assert rc == 0, out
+
+
+# ------------------------------------------------------------------------- the lobby
+def _wait_file(path: Path, text: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if text in path.read_text():
+                return
+        except OSError:
+            pass
+        time.sleep(0.02)
+    raise AssertionError(f"{path} never said {text}")
+
+
+def test_a_host_killed_while_the_lobby_fills_keeps_who_sat_where(tmp_path: Path) -> None:
+    host = Host(tmp_path, [*BRISCOLA, "--hands", "2"])
+    first = join(tmp_path, host.port, "ann")
+    host.wait_for(r"ann sits at seat (\d)")
+    seat = re.search(r"ann sits at seat (\d)", "\n".join(host.lines))
+    assert seat is not None
+    _wait_file(host.data / "lobby.json", '"ann"')          # durable: now the kill
+    host.kill9()
+    since = len(host.lines)
+    host.spawn()
+    host.wait_for(r"t1: lobby restored", since=since)
+    host.wait_for(rf"ann \(seat {seat.group(1)}\) is back", since=since)
+    second = join(tmp_path, host.port, "bob")
+    assert host.finish() == 0, "\n".join(host.lines)
+    _finish_peers([first, second], host)
+    (d,) = match_dirs(host.data)
+    result = json.loads((d / "result.json").read_text())
+    assert [s["name"] for s in result["seats"]][int(seat.group(1))] == "ann"
     closed_hands_on_disk(d)
     rc, out = verify(d, tmp_path)
     assert rc == 0, out

@@ -10,7 +10,6 @@ from pathlib import Path
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.net.host import HostConfig
 from p2p_burraco.net.loopback import Loopback, start_table
-from p2p_burraco.storage.journal import new_match_id
 from p2p_burraco.table.inprocess import BotController
 
 
@@ -37,5 +36,7 @@ def test_the_same_seed_twice_plays_two_matches_with_two_ids(tmp_path: Path) -> N
 
 
 def test_a_new_match_id_is_none_a_directory_has(tmp_path: Path) -> None:
+    from p2p_burraco.storage.journal import new_match_id
+
     a, b = new_match_id(tmp_path), new_match_id(tmp_path)
     assert len(a) == len(b) == 16 and a != b

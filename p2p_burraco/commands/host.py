@@ -157,8 +157,8 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print("  not announced on the LAN: no LAN address found")
         sys.stdout.flush()
-        if room.status == "waiting":
-            for _ in range(args.bots):
+        if room.status == "waiting":      # a lobby kept across a restart has some already
+            for _ in range(args.bots - sum(1 for s in room.slots if s.bot)):
                 node.add_bot(room.id, None)
 
         def finished(_: Any) -> None:

@@ -254,3 +254,111 @@ def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:
         node.default_room = new
     node.say(f"{table_id}: the disk takes writes again; the match goes on")
     finish_if_over(new)
+
+
+# --------------------------------------------------------------------------- the lobby
+def _lobby_entry(room: TableRoom) -> dict[str, Any]:
+    return {"id": room.id, "game": room.game, "variant": room.variant,
+            "players": room.players, "target": room.target, "hands": room.hands,
+            "options": {k: v for k, v in room.options.items() if k != "target"},
+            "seats": [{"seat": i, "name": s.name, "identity": s.identity.hex(),
+                       "bot_name": s.bot_name}
+                      for i, s in enumerate(room.slots) if s.identity is not None]}
+
+
+def save_lobby(node: HostNode) -> None:
+    """Write who sits at each waiting table (storage.lobby) if it changed since the last
+    write. A disk that refuses it is said in one line; the lobby in memory goes on (the next
+    change tries again)."""
+    from ..storage.lobby import LOBBY
+    from ..storage.lobby import save_lobby as write
+
+    tables = [_lobby_entry(r) for r in node.lobby.tables.values()
+              if r.status == "waiting" and any(s.taken for s in r.slots)]
+    if tables == getattr(node, "_lobby_saved", None if tables else []):
+        return
+    try:
+        write(node.data_dir, tables)
+    except OSError as exc:
+        node.say(f"disk full: {node.data_dir / LOBBY} ({os.strerror(exc.errno or 0)})")
+        return
+    node._lobby_saved = tables  # type: ignore[attr-defined]
+
+
+def restore_lobby(node: HostNode) -> None:
+    """At start: the waiting tables a previous run left, each seat held for its player (a
+    host bot's restarted) for the grace period; a table whose options are this start's
+    becomes the default table instead of a new one."""
+    from ..games import get_game
+    from ..storage.lobby import load_lobby
+    from .host import HostRefused
+
+    try:
+        tables = load_lobby(node.data_dir)
+    except ValueError as exc:
+        raise HostRefused(f"will not start: {exc}; nothing was changed — move it away, or "
+                          "start with --fresh") from None
+    c = node.config
+    for t in tables:
+        if t["id"] in node.lobby.tables:
+            continue
+        try:
+            room = type_of_room()(node, str(t["id"]), str(t["game"]), t.get("variant"),
+                                  t.get("players"), t.get("target"), t.get("hands"),
+                                  dict(t.get("options") or {}))
+        except (ValueError, KeyError) as exc:
+            node.say(f"lobby: table {t['id']} not restored: {exc}")
+            continue
+        node.lobby.adopt(room)
+        for s in t["seats"]:
+            i = int(s["seat"])
+            if not 0 <= i < room.players:
+                continue
+            slot = room.slots[i]
+            slot.identity = bytes.fromhex(s["identity"])
+            slot.name = s.get("name")
+            slot.bot_name = s.get("bot_name")
+            slot.bot = slot.bot_name is not None
+            slot.away = node.reactor.callLater(room.table_rules.grace_ms / 1000,
+                                               _lobby_seat_expired, node, room, i)
+            if slot.bot:
+                node.restart_bot(room, i)
+        node.say(f"{room.id}: lobby restored — {len(t['seats'])} of {room.players} seat(s) "
+                 "held for their players")
+        variant = c.variant or get_game(c.game).default_variant
+        players = c.players if c.players is not None else _default_players(c.game, variant)
+        if c.default_table and node.default_room is None and \
+                (room.game, room.variant, room.players, room.target, room.hands) == \
+                (c.game, variant, players, c.target, c.hands):
+            node.default_room = room
+    node._lobby_saved = [_lobby_entry(r) for r in node.lobby.tables.values()  # type: ignore[attr-defined]
+                         if r.status == "waiting" and any(s.taken for s in r.slots)]
+
+
+def type_of_room() -> type[TableRoom]:
+    from .room import TableRoom as Room
+
+    return Room
+
+
+def _lobby_seat_expired(node: HostNode, room: TableRoom, seat: int) -> None:
+    """A seat held across a restart whose player did not come back within the grace."""
+    from .room import SeatSlot
+
+    slot = room.slots[seat]
+    slot.away = None
+    if room.status != "waiting" or slot.conn is not None or not slot.taken:
+        return
+    node.say(f"{room.id}: {slot.name} (seat {seat}) did not come back; the seat is free "
+             "again")
+    room.slots[seat] = SeatSlot()
+    room.broadcast_lobby()
+    save_lobby(node)
+
+
+def back_in_lobby(node: HostNode, room: TableRoom) -> None:
+    """A player back at a waiting table: the match starts once every seat is back."""
+    if room.status == "waiting" and not room.free_seats() and \
+            all(s.conn is not None for s in room.slots):
+        room.start_match()
+    save_lobby(node)

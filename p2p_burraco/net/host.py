@@ -266,10 +266,15 @@ class HostConnection(FrameProtocol):
         self.charge_request(frame)
         try:
             handler(self, frame)
-        except DiskFull as exc:                 # a lobby journal, a match's first record
+        except DiskFull as exc:                 # a match's first record
             self.node.say(f"disk full: {exc.path}")
             raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True,
                             ref=frame.seq) from None
+        finally:
+            if t in ("join_table", "leave_table", "create_table"):
+                from .durability import save_lobby
+
+                save_lobby(self.node)           # who sits where outlives a restart
 
     # --- handshake -----------------------------------------------------------------
     def _hello(self, frame: Frame) -> None:
@@ -324,6 +329,10 @@ class HostConnection(FrameProtocol):
             raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True, ref=frame.seq)
         if room is not None and seat is not None:
             room.reconnect(seat, self)
+            if room.status == "waiting":          # a lobby kept across a host restart
+                from .durability import back_in_lobby
+
+                back_in_lobby(self.node, room)
 
 
 class Lobby:
@@ -541,6 +550,9 @@ class HostNode(ServerFactory):
                     continue
                 if self.default_room is None:
                     self.default_room = room
+            from .durability import restore_lobby
+
+            restore_lobby(self)
         if self.config.default_table and self.default_room is None:
             self.open_default_table()
 
@@ -747,7 +759,12 @@ class HostNode(ServerFactory):
         if self.by_identity.get(conn.peer_identity) is conn:
             del self.by_identity[conn.peer_identity]
         if conn.room is not None:
+            waiting = conn.room.status == "waiting"
             conn.room.disconnected(conn)
+            if waiting:
+                from .durability import save_lobby
+
+                save_lobby(self)
 
     def address(self) -> tuple[str, int]:
         assert self.port is not None
