@@ -17,6 +17,7 @@ replay one). Tests wait on the host's lines and on files, never on a fixed sleep
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -33,7 +34,6 @@ from typing import Any
 
 import pytest
 
-
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
 _SPAWNED: list[subprocess.Popen[str]] = []
@@ -45,10 +45,8 @@ def _no_leftover_processes() -> Iterator[None]:
     while _SPAWNED:
         proc = _SPAWNED.pop()
         if proc.poll() is None:
-            try:
+            with contextlib.suppress(OSError):
                 proc.send_signal(signal.SIGCONT)
-            except OSError:
-                pass
             proc.kill()
             proc.wait(10)
 
@@ -483,7 +481,8 @@ def test_a_full_disk_stalls_the_table_and_it_goes_on_when_space_frees(
     filler.unlink()
     host.wait_for(r"the disk takes writes again; the match goes on")
     back = next(i for i, x in enumerate(host.lines) if "the disk takes writes again" in x)
-    assert not any(re.search(r"hand \d+ dealt", x) for x in host.lines[waits:back]), "\n".join(host.lines)
+    dealt = [x for x in host.lines[waits:back] if re.search(r"hand \d+ dealt", x)]
+    assert not dealt, "\n".join(host.lines)                           # no hand dealt
     assert host.finish() == 0, "\n".join(host.lines)
     _finish_peers(peers, host)
     closed_hands_on_disk(d)

@@ -20,6 +20,7 @@ fails (PROTOCOL § 10, "The host's journal").
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 from pathlib import Path
@@ -218,10 +219,8 @@ def _writable(directory: Path) -> bool:
     except OSError:
         return False
     finally:
-        try:
+        with contextlib.suppress(OSError):
             probe.unlink()
-        except OSError:
-            pass
 
 
 def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:

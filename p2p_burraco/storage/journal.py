@@ -23,6 +23,7 @@ the damaged file moved aside, never deleted). A write that fails (ENOSPC, EIO) r
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import errno
 import json
@@ -170,10 +171,8 @@ class MatchJournal:
         return self.log.dirty
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):   # a broken journal: a restart reads the disk
             self.log.close()
-        except OSError:
-            pass                 # a broken journal: what is on disk is what a restart reads
 
     def write_record(self, name: str, data: bytes) -> Path:
         if self.broken is not None:
