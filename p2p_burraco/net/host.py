@@ -521,11 +521,11 @@ class HostNode(ServerFactory):
         return self._random(n)
 
     def new_match_id(self) -> bytes:
-        """A match id never used under this data directory (storage.journal.new_match_id):
-        fresh randomness even when `seed` makes the host's other choices reproducible."""
+        """A match id never used under this data directory (storage.journal.new_match_id;
+        from the seeded generator under `seed`, drawn again if that id is taken)."""
         from ..storage.journal import new_match_id
 
-        return new_match_id(self.matches_dir)
+        return new_match_id(self.matches_dir, self.random_bytes)
 
     # --- tables ----------------------------------------------------------------------
     def open_tables(self) -> None:

@@ -29,7 +29,7 @@ import errno
 import json
 import os
 import secrets
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -93,13 +93,16 @@ def _unpack(data: bytes) -> dict[str, Any]:
     return value
 
 
-def new_match_id(root: Path) -> bytes:
-    """A fresh match id: 16 random bytes from the OS, never from a seed (a seeded run —
-    `play --seed N` twice — must not reuse an id: its directory, its journal, and every
-    seat's facts filed under it would collide), and none a directory under `root` has."""
+def new_match_id(root: Path,
+                 draw: Callable[[int], bytes] = secrets.token_bytes) -> bytes:
+    """A match id none of the directories under `root` has: `draw(16)` (the host's seeded
+    generator under `--seed`, so a seeded run in a fresh data directory is reproducible byte
+    for byte), drawn again while the id is taken — a seeded run repeated on the same data
+    directory (`play --seed N` twice) gets a new match, never the old one's directory and
+    journal ("a match id is never reused")."""
     root = Path(root)
     while True:
-        match_id = secrets.token_bytes(16)
+        match_id = draw(16)
         if not root.is_dir() or not any(root.glob(f"*-{match_id.hex()}")):
             return match_id
 
