@@ -193,10 +193,7 @@ def _message() -> str:
 def watch(node: HostNode) -> None:
     """Every `disk_retry` seconds: stall a table whose journal broke outside a request, and
     try to bring stalled tables back (see the module docstring)."""
-    for room in list(node.lobby.tables.values()):
-        journal = room.journal
-        if journal is not None and journal.broken is not None and room.id not in node.stalled:
-            stall(node, room, journal.broken)
+    stall_broken(node)
     for table_id, room in list(node.stalled.items()):
         _try_resume(node, table_id, room)
     if not node.all_done.called:
@@ -361,3 +358,39 @@ def back_in_lobby(node: HostNode, room: TableRoom) -> None:
             all(s.conn is not None for s in room.slots):
         room.start_match()
     save_lobby(node)
+
+
+# --------------------------------------------------------------------------- clocks
+class DiskGuardedClock:
+    """The host's reactor, whose timed calls (a move clock, a grace period, a deal after a
+    return) stall their table on a failed write instead of dying in a traceback: a write that
+    fails outside any request is said in one line, like one that fails inside a request."""
+
+    def __init__(self, reactor: Any, node: HostNode) -> None:
+        self._reactor = reactor
+        self._node = node
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._reactor, name)
+
+    def callLater(self, delay: float, f: Any, *args: Any, **kw: Any) -> Any:  # noqa: N802
+        def guarded() -> Any:
+            try:
+                return f(*args, **kw)
+            except DiskFull as exc:
+                stalled = stall_broken(self._node)
+                if not stalled:
+                    self._node.say(f"disk full: {exc.path}")
+                return None
+        return self._reactor.callLater(delay, guarded)
+
+
+def stall_broken(node: HostNode) -> bool:
+    """Stall every table whose journal broke and is not stalled yet; whether any was."""
+    found = False
+    for room in list(node.lobby.tables.values()):
+        journal = room.journal
+        if journal is not None and journal.broken is not None and room.id not in node.stalled:
+            stall(node, room, journal.broken)
+            found = True
+    return found

@@ -476,7 +476,9 @@ class HostNode(ServerFactory):
     def __init__(self, reactor: Any, config: HostConfig,
                  identity: Ed25519PrivateKey | None = None,
                  bot_controller: Callable[[], Any] | None = None) -> None:
-        self.reactor = reactor
+        from .durability import DiskGuardedClock
+
+        self.reactor = DiskGuardedClock(reactor, self)   # a failed write stalls, no traceback
         self.config = config
         self.identity = identity or Ed25519PrivateKey.generate()
         self.public_key = ident.public_bytes(self.identity)
