@@ -96,3 +96,17 @@ def test_a_lost_journal_with_hand_records_is_reported(tmp_path: Path) -> None:
     salvage(problems[0])
     assert (d / "set-aside.json").exists() and (d / "hand-001.p2pb").exists()
     assert survey(tmp_path) == ([], [])
+
+
+def test_a_first_record_torn_as_it_was_written_is_no_match_yet(tmp_path: Path) -> None:
+    """The host died (or its disk filled) while writing a new match's first record: nothing
+    of that match ever left the host, so it is not a match; with hand records beside it, it
+    would be reported."""
+    data, offsets = journal_bytes()
+    d = tmp_path / "m"
+    d.mkdir()
+    (d / JOURNAL).write_bytes(data[:offsets[1] - 3])
+    assert load(d) is None and survey(tmp_path) == ([], [])
+    (d / "hand-001.p2pb").write_bytes(b"x")
+    with pytest.raises(JournalDamaged, match="damaged at byte 0"):
+        load(d)

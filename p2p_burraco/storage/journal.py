@@ -210,9 +210,9 @@ def load(directory: Path) -> LoadedMatch | None:
     if scan.damage is not None:
         raise JournalDamaged(path, scan.damage, scan.reason)
     if not scan.records:
-        if scan.size > 0:
+        if scan.size > 0 and (scan.damage is not None or hand_records(directory)):
             raise JournalDamaged(path, 0, "its first record (the match) is unreadable")
-        return None
+        return None          # empty, or a first record torn as it was written: no match yet
     try:
         header = _unpack(scan.records[0])
     except ValueError as exc:
