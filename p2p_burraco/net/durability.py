@@ -299,7 +299,7 @@ def restore_lobby(node: HostNode) -> None:
         if t["id"] in node.lobby.tables:
             continue
         try:
-            room = type_of_room()(node, str(t["id"]), str(t["game"]), t.get("variant"),
+            room = _room_class()(node, str(t["id"]), str(t["game"]), t.get("variant"),
                                   t.get("players"), t.get("target"), t.get("hands"),
                                   dict(t.get("options") or {}))
         except (ValueError, KeyError) as exc:
@@ -331,7 +331,7 @@ def restore_lobby(node: HostNode) -> None:
                          if r.status == "waiting" and any(s.taken for s in r.slots)]
 
 
-def type_of_room() -> type[TableRoom]:
+def _room_class() -> type[TableRoom]:
     from .room import TableRoom as Room
 
     return Room
