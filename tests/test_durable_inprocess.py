@@ -91,3 +91,40 @@ def test_a_write_failing_on_a_clock_stalls_the_table_in_one_line(tmp_path: Path,
     assert all(p.done.called for p in peers) and "t1" not in host.stalled
     (d,) = (tmp_path / "matches").iterdir()
     assert (d / "result.json").exists() and (d / "hand-001.p2pb").exists()
+
+
+def test_a_match_whose_first_record_cannot_be_written_starts_once_it_can(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    """The disk fills as the last seat is taken: nobody loses a seat, no error tells a seat
+    its seat is gone, and the match starts by itself once the host can write."""
+    import errno
+
+    from p2p_burraco.storage import journal as journal_mod
+
+    real = journal_mod.MatchJournal.create
+    full = {"on": True}
+
+    def create(cls: Any, root: Path, match_id: bytes, header: Any) -> Any:
+        if full["on"]:
+            raise journal_mod.DiskFull(Path(root) / "journal.p2pj",
+                                       OSError(errno.ENOSPC, "No space left on device"))
+        return real.__func__(cls, root, match_id, header)
+    monkeypatch.setattr(journal_mod.MatchJournal, "create", classmethod(create))
+    net = Loopback()
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", variant="smazzate", players=2,
+                     hands=1, seed=3)
+    host, peers = start_table(net, cfg, [bot(0), bot(1)])
+    room = host.lobby.tables["t1"]
+    assert room.status == "waiting" and not room.free_seats()
+    assert not any(p.done.called for p in peers)
+    host.watch_disk()
+    net.advance(2.0)
+    assert room.status == "waiting"                    # still full: still waiting
+    full["on"] = False
+    for _ in range(300):
+        if all(p.done.called for p in peers):
+            break
+        net.advance(1.0)
+    assert all(p.done.called for p in peers), room.status
+    (d,) = (tmp_path / "matches").iterdir()
+    assert (d / "result.json").exists() and (d / "hand-001.p2pb").exists()

@@ -194,6 +194,7 @@ def watch(node: HostNode) -> None:
     """Every `disk_retry` seconds: stall a table whose journal broke outside a request, and
     try to bring stalled tables back (see the module docstring)."""
     stall_broken(node)
+    _start_waiting(node)
     for table_id, room in list(node.stalled.items()):
         _try_resume(node, table_id, room)
     if not node.all_done.called:
@@ -394,3 +395,28 @@ def stall_broken(node: HostNode) -> bool:
             stall(node, room, journal.broken)
             found = True
     return found
+
+
+# --------------------------------------------------------------------------- a match's start
+def start_later(node: HostNode, room: TableRoom | None) -> bool:
+    """The last seat was taken but the match's first record could not be written: the
+    seats stay as they are (no one is told their seat is gone) and `watch` starts the
+    match once the disk takes writes. False when that is not what failed."""
+    if room is None or room.status != "waiting" or room.driver is not None \
+            or room.free_seats():
+        return False
+    node.say(f"{room.id}: every seat is taken; the match starts once the host can write")
+    return True
+
+
+def _start_waiting(node: HostNode) -> None:
+    """Full waiting tables whose match could not start for the disk: try again."""
+    for room in list(node.lobby.tables.values()):
+        if room.status != "waiting" or room.driver is not None or room.free_seats() \
+                or not all(s.conn is not None for s in room.slots):
+            continue
+        try:
+            room.start_match()
+        except DiskFull:
+            return
+        save_lobby(node)

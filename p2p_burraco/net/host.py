@@ -268,6 +268,10 @@ class HostConnection(FrameProtocol):
             handler(self, frame)
         except DiskFull as exc:                 # a match's first record
             self.node.say(f"disk full: {exc.path}")
+            from .durability import start_later
+
+            if start_later(self.node, self.room):
+                return                          # seated; the match starts once it can write
             raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True,
                             ref=frame.seq) from None
         finally:
