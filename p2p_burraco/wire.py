@@ -144,6 +144,9 @@ ERROR_CODES: dict[str, str] = {
     "host.busy": "this connection's request budget is spent: ask again later",
     "host.shutdown": "the host is stopping (fatal)",
     "host.internal": "the host failed while handling the frame (state unchanged)",
+    "host.disk_full": "the host cannot write its journal (no space, I/O error): the frame "
+                      "was not applied; reconnect and resync, it goes on once it can write "
+                      "(fatal, retryable)",
     "host.too_many_errors": "64 refused frames on this connection (fatal)",
 }
 """Transport-level error codes. Table-level codes come from `p2p_burraco.table.messages`."""

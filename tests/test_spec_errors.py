@@ -167,6 +167,20 @@ def _internal(h: Host) -> Client:
     return c
 
 
+def _disk_full(h: Host) -> Client:
+    """A lobby request whose durable write fails with ENOSPC (a match's first record)."""
+    import errno
+
+    from p2p_burraco.storage.journal import DiskFull
+
+    def full(conn: Any, frame: Any) -> None:
+        raise DiskFull(Path("matches/journal.p2pj"), OSError(errno.ENOSPC, "no space"))
+    h.kit.call(setattr, h.node.lobby, "on_list_tables", full)
+    c = h.client()
+    c.send("list_tables", {})
+    return c
+
+
 def _too_many_errors(h: Host) -> Client:
     c = h.client()
     c.write(header(0) * 64)
@@ -268,6 +282,7 @@ PROVOKERS: dict[str, Provoker] = {
     "hello.version": Provoker(lambda h: _versions(h)),
     "host.busy": Provoker(_busy, {"request_burst": 3.0, "request_rate": 0.01}),
     "host.internal": Provoker(_internal),
+    "host.disk_full": Provoker(_disk_full),
     "host.too_many_errors": Provoker(_too_many_errors),
     "lobby.already_seated": Provoker(_already_seated),
     "lobby.bad_config": Provoker(lambda h: _lobby(h, "create_table", {**CREATE, "game": "go"})),

@@ -48,6 +48,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "fresh bots sit down)")
     p.add_argument("--fresh", action="store_true",
                    help="do not resume the unfinished matches found in the data directory")
+    p.add_argument("--salvage", action="store_true",
+                   help="go on past a damaged journal: resume from its last good checkpoint, "
+                        "the damaged file moved aside (never deleted); a match directory "
+                        "whose journal is missing is set aside, its hand records kept")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="transcripts, results and the host key (default: user data dir)")
     p.add_argument("--seed", type=int, default=None, help="seed the host's bots' choices")
@@ -104,10 +108,16 @@ def run(args: argparse.Namespace) -> int:
     from ..net.host import HostConfig, start_host
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
+    from ..storage.lock import DataDirBusy, DataDirLock
     from ..table.match_record import host_hook
 
     configure_logging(args.verbose)  # the numbers were checked by their argtypes
     data_dir = args.data_dir or default_data_dir()
+    try:                             # one host per data dir, before anything there is read
+        lock = DataDirLock.acquire(Path(data_dir))
+    except DataDirBusy as exc:
+        print(f"p2p-burraco host: {exc}", file=sys.stderr)
+        return 1
     cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      bots=args.bots, data_dir=data_dir, grace=args.grace,
@@ -116,6 +126,7 @@ def run(args: argparse.Namespace) -> int:
                      clock=args.clock, match_clock=args.match_clock,
                      step_deadline=args.step_deadline, max_timeouts=args.max_timeouts,
                      keep=args.keep, resume=not args.fresh, max_tables=args.max_tables,
+                     salvage=args.salvage, data_lock=lock,
                      max_connections=args.max_connections,
                      max_per_address=args.max_per_address)
     factory = bot_factory(args.strategy, args.seed, getattr(args, "think", None))
@@ -146,8 +157,8 @@ def run(args: argparse.Namespace) -> int:
             else:
                 print("  not announced on the LAN: no LAN address found")
         sys.stdout.flush()
-        if room.status == "waiting":
-            for _ in range(args.bots):
+        if room.status == "waiting":      # a lobby kept across a restart has some already
+            for _ in range(args.bots - sum(1 for s in room.slots if s.bot)):
                 node.add_bot(room.id, None)
 
         def finished(_: Any) -> None:

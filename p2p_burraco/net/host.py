@@ -25,6 +25,7 @@ from twisted.python.failure import Failure
 
 from .. import __version__, wire
 from ..gc_policy import apply_gc_policy
+from ..storage.journal import DiskFull
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol, HoldGroup
@@ -36,6 +37,9 @@ events = logging.getLogger("p2p_burraco.host")
 """What the host says about its tables (the `host` command prints it; -v adds `log`)."""
 
 SOFTWARE = f"p2p-burraco/{__version__}"
+DISK_FULL_MESSAGE = ("the host cannot write its journal (disk full or failing); your last "
+                     "message was not applied: reconnect and resync, it goes on by itself "
+                     "once it can write again")
 
 
 @dataclass
@@ -108,6 +112,20 @@ class HostConfig:
     """Serve match after match: a new table opens when the default table's match ends."""
     resume: bool = True
     """Reload every unfinished match found in the data directory at start."""
+    salvage: bool = False
+    """Go on past a damaged journal (from its last good checkpoint, the damaged file moved
+    aside) and set aside a match directory whose journal is missing, instead of refusing."""
+    lock_data_dir: bool = True
+    """`start_host` takes the data directory's lock (one host per data directory)."""
+    data_lock: Any = None
+    """The data directory's lock when the caller took it already (storage.lock)."""
+    disk_retry: float = 1.0
+    """Seconds between tries to write again after a disk error (ENOSPC, EIO)."""
+
+
+class HostRefused(RuntimeError):
+    """The host will not start on this data directory as it stands (one sentence why, and
+    how to go on)."""
 
 
 class HostConnection(FrameProtocol):
@@ -233,14 +251,34 @@ class HostConnection(FrameProtocol):
                 raise WireError("lobby.not_seated", f"{t!r} needs a seat at a table",
                                 ref=frame.seq)
             self.charge_request(frame)        # resync: it re-sends a whole log
-            self.room.table_message(self.seat, frame)
+            room = self.room
+            try:
+                room.table_message(self.seat, frame)
+            except DiskFull as exc:
+                self.node.disk_failed(room, exc)
+                raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True,
+                                ref=frame.seq) from None
             return
         handler = getattr(self.node.lobby, "on_" + t, None)
         if handler is None:
             raise WireError("msg.wrong_sender", f"{t!r} is not a request a host serves",
                             ref=frame.seq)
         self.charge_request(frame)
-        handler(self, frame)
+        try:
+            handler(self, frame)
+        except DiskFull as exc:                 # a match's first record
+            self.node.say(f"disk full: {exc.path}")
+            from .durability import start_later
+
+            if start_later(self.node, self.room):
+                return                          # seated; the match starts once it can write
+            raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True,
+                            ref=frame.seq) from None
+        finally:
+            if t in ("join_table", "leave_table", "create_table"):
+                from .durability import save_lobby
+
+                save_lobby(self.node)           # who sits where outlives a restart
 
     # --- handshake -----------------------------------------------------------------
     def _hello(self, frame: Frame) -> None:
@@ -291,8 +329,14 @@ class HostConnection(FrameProtocol):
         room, seat = self.node.lobby.seat_of(self.peer_identity)
         self.send("ready", {"name": self.peer_name,
                             "table": room.id if room is not None else None, "seat": seat})
+        if room is not None and room.id in self.node.stalled:   # ready, then: come back later
+            raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True, ref=frame.seq)
         if room is not None and seat is not None:
             room.reconnect(seat, self)
+            if room.status == "waiting":          # a lobby kept across a host restart
+                from .durability import back_in_lobby
+
+                back_in_lobby(self.node, room)
 
 
 class Lobby:
@@ -436,7 +480,9 @@ class HostNode(ServerFactory):
     def __init__(self, reactor: Any, config: HostConfig,
                  identity: Ed25519PrivateKey | None = None,
                  bot_controller: Callable[[], Any] | None = None) -> None:
-        self.reactor = reactor
+        from .durability import DiskGuardedClock
+
+        self.reactor = DiskGuardedClock(reactor, self)   # a failed write stalls, no traceback
         self.config = config
         self.identity = identity or Ed25519PrivateKey.generate()
         self.public_key = ident.public_bytes(self.identity)
@@ -471,23 +517,48 @@ class HostNode(ServerFactory):
         self.hold_group = HoldGroup()
         self.syncs = 0
         """Journal fsyncs so far (the benches print it)."""
+        self.data_lock: Any = config.data_lock
+        self.stalled: dict[str, TableRoom] = {}
+        """Tables waiting for the disk (a journal write failed): by table id."""
+        self._disk_watch: IDelayedCall | None = None
         self.open_tables()
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
 
+    def new_match_id(self) -> bytes:
+        """A match id never used under this data directory (storage.journal.new_match_id;
+        from the seeded generator under `seed`, drawn again if that id is taken)."""
+        from ..storage.journal import new_match_id
+
+        return new_match_id(self.matches_dir, self.random_bytes)
+
     # --- tables ----------------------------------------------------------------------
     def open_tables(self) -> None:
         """At start: every unfinished match of the data directory resumes from its journal
-        (`resume`), then the default table opens unless a resumed match is playing it."""
-        from ..storage.journal import unfinished
+        (`resume`), then the default table opens unless a resumed match is playing it. A
+        damaged journal, or a match directory whose journal is missing, stops the start
+        (`HostRefused`) unless `salvage`; so does a default table whose options differ from
+        the unfinished match's."""
+        from .durability import (check_options, complete_journal, finish_if_over,
+                                 survey_or_refuse)
 
         if self.config.resume:
-            for loaded in unfinished(self.matches_dir):
+            found = survey_or_refuse(self)
+            if found and self.config.default_table:
+                check_options(self, found[0])
+            for loaded in found:
+                loaded = complete_journal(self, loaded)
                 room = TableRoom.restore(self, loaded)
                 self.lobby.adopt(room)
+                if room.status == "over":       # over in its journal, result.json missing
+                    finish_if_over(room)
+                    continue
                 if self.default_room is None:
                     self.default_room = room
+            from .durability import restore_lobby
+
+            restore_lobby(self)
         if self.config.default_table and self.default_room is None:
             self.open_default_table()
 
@@ -524,9 +595,34 @@ class HostNode(ServerFactory):
     def _sync_and_release(self) -> None:
         dirty, self._dirty = self._dirty, set()
         for journal in dirty:
-            journal.sync()
+            try:
+                journal.sync()
+            except DiskFull as exc:         # what it held must not leave: drop it
+                room = next((r for r in self.lobby.tables.values() if r.journal is journal),
+                            None)
+                if room is not None:
+                    self.disk_failed(room, exc, abort=True)
+                continue
             self.syncs += 1
         self.hold_group.release()
+
+    # --- the disk fails ------------------------------------------------------------------
+    def disk_failed(self, room: TableRoom, exc: DiskFull, abort: bool = False) -> None:
+        """A write of `room`'s journal failed: see net/durability.stall."""
+        from .durability import stall
+
+        stall(self, room, exc, abort)
+
+    def watch_disk(self) -> None:
+        """Every `disk_retry` seconds: a table whose journal broke outside a request (a
+        clock, a deal, an fsync) is stalled too, and stalled ones try to go on."""
+        from .durability import watch
+
+        watch(self)
+
+    def stalled_identities(self) -> set[bytes]:
+        return {s.identity for r in self.stalled.values() for s in r.slots
+                if s.identity is not None}
 
     def say(self, text: str) -> None:
         """One line about what happens (joins, drops, timeouts, results, alarms)."""
@@ -669,7 +765,12 @@ class HostNode(ServerFactory):
         if self.by_identity.get(conn.peer_identity) is conn:
             del self.by_identity[conn.peer_identity]
         if conn.room is not None:
+            waiting = conn.room.status == "waiting"
             conn.room.disconnected(conn)
+            if waiting:
+                from .durability import save_lobby
+
+                save_lobby(self)
 
     def address(self) -> tuple[str, int]:
         assert self.port is not None
@@ -682,9 +783,26 @@ def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | N
     """Listen on config.bind:config.port (0 = any free port; see `node.address()`).
     `bot_controller()` makes the SeatController of each bot the host seats."""
     apply_gc_policy()
-    node = HostNode(reactor, config, identity, bot_controller)
-    node.port = reactor.listenTCP(config.port, node, interface=config.bind)
+    if config.lock_data_dir and config.data_lock is None:
+        from ..storage.lock import DataDirLock, DataDirBusy
+
+        data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
+        try:
+            config.data_lock = DataDirLock.acquire(data_dir)
+        except DataDirBusy as exc:
+            raise HostRefused(str(exc)) from None
+    try:
+        node = HostNode(reactor, config, identity, bot_controller)
+        node.port = reactor.listenTCP(config.port, node, interface=config.bind)
+    except BaseException:
+        if config.data_lock is not None:
+            config.data_lock.release()
+            config.data_lock = None
+        raise
+    if node.data_lock is not None:
+        node.data_lock.note(node.address()[1])
     node.start_pending_bots()
+    node.watch_disk()
     return node
 
 

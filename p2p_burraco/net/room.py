@@ -211,7 +211,7 @@ class TableRoom:
         names = [s.name or f"seat {i}" for i, s in enumerate(self.slots)]
         assert all(k is not None for k in keys)
         first_dealer = self.node.random_bytes(1)[0] % self.players
-        self.match_id = self.node.random_bytes(16)
+        self.match_id = self.node.new_match_id()
         config = MatchConfig(self.game, self.variant, self.players, first_dealer,
                              self.match_id, [k for k in keys if k is not None], names,
                              dict(self.options), self.table_rules, self.hands)

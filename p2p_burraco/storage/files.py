@@ -8,8 +8,10 @@ the commitment leaves", "nothing a peer saw is lost") is a promise about these f
   fsync'd, renamed over the target, and the directory fsync'd.
 - `write_record(path, data)`: the same, mode 0644, for transcripts and results.
 - `AppendLog`: length + CRC-framed records appended to one file; `sync()` makes them
-  durable; `read_records` stops at the first torn or corrupt record (what a crash in the
-  middle of a write leaves) and `AppendLog.open` cuts that tail off.
+  durable; `scan_log` tells a torn tail (an incomplete *last* record: what a crash in the
+  middle of a write leaves, and the only damage that may be cut off) from damage inside the
+  file (a bad record followed by a whole one, or a bad first record), which is never cut:
+  `AppendLog.open(strict=True)` refuses such a file with `LogDamaged`, naming the offset.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import secrets
 import struct
 import zlib
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 _HEAD = struct.Struct(">II")          # length, crc32
@@ -93,26 +96,126 @@ def read_private(path: Path, size: int | None = None) -> bytes:
     return data
 
 
-def read_records(path: Path) -> tuple[list[bytes], int]:
-    """Every whole record of an append log, and the byte length they cover (a torn or
-    corrupt tail after them is ignored). A symlink is not followed."""
+class LogDamaged(ValueError):
+    """An append log damaged before its last record: cutting it would destroy records that
+    were durable (and that peers may have acted on), so nothing is cut or changed."""
+
+    def __init__(self, path: Path, offset: int, reason: str) -> None:
+        self.path = Path(path)
+        self.offset = offset
+        self.reason = reason
+        super().__init__(f"{path} is damaged at byte {offset}: {reason}")
+
+
+@dataclass
+class LogScan:
+    """What an append log holds: its whole records (with their offsets), the bytes they
+    cover, a torn tail after them, and where damage inside the file begins (None: none)."""
+
+    records: list[bytes] = field(default_factory=list)
+    offsets: list[int] = field(default_factory=list)
+    good: int = 0
+    size: int = 0
+    damage: int | None = None
+    reason: str = ""
+
+    @property
+    def torn(self) -> int:
+        """Bytes of an incomplete last record (cut by `AppendLog.open`)."""
+        return self.size - self.good if self.damage is None else 0
+
+
+def _whole_record_at(data: bytes, pos: int, empty: bool = True) -> int | None:
+    """The end of a whole, CRC-valid record starting at `pos` (an empty one only if
+    `empty`: a run of zero bytes would read as empty records), or None."""
+    if pos + _HEAD.size > len(data):
+        return None
+    n, crc = _HEAD.unpack_from(data, pos)
+    end = pos + _HEAD.size + n
+    if (n == 0 and not empty) or n > MAX_RECORD or end > len(data):
+        return None
+    if zlib.crc32(data[pos + _HEAD.size:end]) != crc:
+        return None
+    return end
+
+
+def _later_record(data: bytes, start: int) -> int | None:
+    """The offset of the first whole record at or after `start` (a resynchronising search:
+    run only where a record is bad, so its cost is paid on recovery, never while playing)."""
+    for p in range(start, len(data) - _HEAD.size):
+        if _whole_record_at(data, p, empty=False) is not None:
+            return p
+    return None
+
+
+def scan_data(data: bytes) -> LogScan:
+    """Walk the records of `data` (see `LogScan`). A bad record is a torn tail only when it
+    is incomplete (its length runs past the end of the file, or its header is cut) and no
+    whole record follows it anywhere in the file; otherwise it is damage."""
+    scan = LogScan(size=len(data))
+    pos = 0
+    while pos < len(data):
+        end = _whole_record_at(data, pos)
+        if end is not None:
+            scan.records.append(data[pos + _HEAD.size:end])
+            scan.offsets.append(pos)
+            pos = end
+            continue
+        later = _later_record(data, pos + 1)
+        if later is not None:
+            scan.damage = pos
+            scan.reason = (f"the record at byte {pos} is corrupt (bad length or checksum) "
+                           f"and whole records follow it from byte {later}")
+        elif pos + _HEAD.size <= len(data):
+            n, _ = _HEAD.unpack_from(data, pos)
+            if n > 0 and pos + _HEAD.size + n == len(data):   # whole, yet its CRC is wrong
+                scan.damage = pos
+                scan.reason = (f"the last record (byte {pos}) is whole but its checksum is "
+                               "wrong: damaged after it was written, not torn")
+        break
+    scan.good = pos
+    return scan
+
+
+def salvage_scan(data: bytes) -> tuple[list[tuple[int, bytes]], list[int]]:
+    """Every whole record of a damaged log, past the damage too (resynchronising after each
+    bad stretch), with its offset; and where each bad stretch begins. For `--salvage` only."""
+    found: list[tuple[int, bytes]] = []
+    bad: list[int] = []
+    pos = 0
+    while pos < len(data):
+        end = _whole_record_at(data, pos)
+        if end is not None:
+            found.append((pos, data[pos + _HEAD.size:end]))
+            pos = end
+            continue
+        later = _later_record(data, pos + 1)
+        bad.append(pos)
+        if later is None:
+            break
+        pos = later
+    return found, bad
+
+
+def scan_log(path: Path) -> LogScan:
+    """`scan_data` of the file at `path` (an empty scan if there is none; no symlink)."""
     try:
         data = read_private(Path(path))
     except FileNotFoundError:
-        return [], 0
-    out: list[bytes] = []
-    pos = 0
-    while pos + _HEAD.size <= len(data):
-        n, crc = _HEAD.unpack_from(data, pos)
-        end = pos + _HEAD.size + n
-        if n > MAX_RECORD or end > len(data):
-            break
-        body = data[pos + _HEAD.size:end]
-        if zlib.crc32(body) != crc:
-            break
-        out.append(body)
-        pos = end
-    return out, pos
+        return LogScan()
+    return scan_data(data)
+
+
+def frame_record(body: bytes) -> bytes:
+    """One record as `AppendLog` writes it (length, CRC, body)."""
+    return _HEAD.pack(len(body), zlib.crc32(body)) + body
+
+
+def read_records(path: Path) -> tuple[list[bytes], int]:
+    """Every whole record of an append log before the first bad one, and the byte length
+    they cover. A symlink is not followed."""
+    scan = scan_log(path)
+    return scan.records, scan.good
 
 
 def iter_records(path: Path) -> Iterator[bytes]:
@@ -129,10 +232,15 @@ class AppendLog:
         self.size = os.fstat(fd).st_size
 
     @classmethod
-    def open(cls, path: Path) -> AppendLog:
-        """Open (creating) the log, cutting off a torn tail left by a crash."""
+    def open(cls, path: Path, strict: bool = False) -> AppendLog:
+        """Open (creating) the log, cutting off a torn tail left by a crash. `strict`: a log
+        damaged before its last record raises `LogDamaged` and is left exactly as it is
+        (not strict: cut at the first bad record, as a seat's own small logs are)."""
         path = Path(path)
-        _, good = read_records(path)
+        scan = scan_log(path)
+        if strict and scan.damage is not None:
+            raise LogDamaged(path, scan.damage, scan.reason)
+        good = scan.good
         flags = os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0) \
             | getattr(os, "O_CLOEXEC", 0)
         fd = os.open(path, flags, 0o600)
@@ -147,7 +255,7 @@ class AppendLog:
     def append(self, body: bytes) -> None:
         if len(body) > MAX_RECORD:
             raise ValueError("a journal record over 16 MiB")
-        rec = _HEAD.pack(len(body), zlib.crc32(body)) + body
+        rec = frame_record(body)
         view = memoryview(rec)
         while view:
             n = os.write(self._fd, view)
