@@ -10,7 +10,9 @@ writes transcripts and match results under the data directory.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
+import signal
 import shutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +38,8 @@ events = logging.getLogger("p2p_burraco.host")
 """What the host says about its tables (the `host` command prints it; -v adds `log`)."""
 
 SOFTWARE = f"p2p-burraco/{__version__}"
+KILL_AT_RECORD = "P2P_BURRACO_KILL_AT_RECORD"
+"""The environment variable of the crash tests (`HostNode.journaled`)."""
 
 
 @dataclass
@@ -108,6 +112,18 @@ class HostConfig:
     """Serve match after match: a new table opens when the default table's match ends."""
     resume: bool = True
     """Reload every unfinished match found in the data directory at start."""
+
+
+TEST_SEED = "P2P_BURRACO_TEST_SEED"
+"""The environment variable that makes a run reproducible for the crash tests: it seeds the
+host's own choices (first dealer, match id) and, in `join`, each peer's secrets. Never for
+real play: seeded secrets are no secrets."""
+
+
+def seed_from_env() -> int | None:
+    """The crash tests' seed from the environment (TEST_SEED), or None."""
+    value = os.environ.get(TEST_SEED, "")
+    return int(value) if value.isdigit() else None
 
 
 class HostConnection(FrameProtocol):
@@ -457,9 +473,10 @@ class HostNode(ServerFactory):
         self.port: IListeningPort | None = None
         self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
         self._random: Callable[[int], bytes] = secrets.token_bytes
-        if config.seed is not None:
+        seed = config.seed if config.seed is not None else seed_from_env()
+        if seed is not None:
             import random
-            rng = random.Random(config.seed)
+            rng = random.Random(seed)
             self._random = rng.randbytes
         self.matches_dir = self.data_dir / "matches"
         self.default_room: TableRoom | None = None
@@ -471,6 +488,10 @@ class HostNode(ServerFactory):
         self.hold_group = HoldGroup()
         self.syncs = 0
         """Journal fsyncs so far (the benches print it)."""
+        self.records = 0
+        """Journal events appended by this run of the host."""
+        kill_at = os.environ.get(KILL_AT_RECORD, "")
+        self.kill_at: int | None = int(kill_at) if kill_at.isdigit() else None
         self.open_tables()
 
     def random_bytes(self, n: int) -> bytes:
@@ -527,6 +548,19 @@ class HostNode(ServerFactory):
             journal.sync()
             self.syncs += 1
         self.hold_group.release()
+
+    def journaled(self, journal: Any) -> None:
+        """One more event appended to a match's journal by this run of the host. With
+        `P2P_BURRACO_KILL_AT_RECORD=N` in the environment (the crash tests) the host makes
+        the N-th durable and kills itself with SIGKILL there, its replies still held: a
+        `kill -9` at exactly that journal record boundary, reproducible."""
+        self.records += 1
+        if self.kill_at is not None and self.records == self.kill_at:
+            journal.sync()
+            self.say(f"killed at journal record {self.records} [{KILL_AT_RECORD}]")
+            for handler in events.handlers:
+                handler.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def say(self, text: str) -> None:
         """One line about what happens (joins, drops, timeouts, results, alarms)."""

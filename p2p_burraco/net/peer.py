@@ -562,6 +562,9 @@ class PeerNode(ClientFactory):
         client = self.seat_client
         batch, self._resync_batch = self._resync_batch or [], None
         self._resyncing = False
+        batch = self._by_index(batch)
+        if batch is None:
+            return
         replies = client.receive_all(batch) if batch else []
         inflight = client.unacknowledged()
         if inflight is not None and inflight not in replies:
@@ -570,6 +573,46 @@ class PeerNode(ClientFactory):
             # accepted as a no-op, and a refusal of it is the seat's to hear
             self._send_table([inflight])
         self._send_table(replies)
+
+    def _by_index(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """The resync answer placed by index: it is each hand's log from its hand_start
+        (index 0) on, in order, so the i-th entry after a hand_start is entry i. Anything
+        before the first hand_start reached us ahead of the answer (a host that relays to a
+        seat still resyncing) and is in the answer again at its place: dropped. An entry this
+        seat already holds at that index is a duplicate and must be the same one; one that
+        differs means the two logs diverged — the peer stops with a clear message rather
+        than build on it (None)."""
+        start = next((i for i, m in enumerate(batch) if m.get("type") == "hand_start"), None)
+        if start is None:
+            return [m for m in batch if m.get("type") == "clock"]
+        from ..fairdeal import signing
+
+        client = self.seat_client
+        replica = getattr(client, "replica", None)
+        held = replica.deal.hashes if replica is not None else []
+        held_id = replica.hand_id if replica is not None else None
+        out: list[dict[str, Any]] = []
+        index, hand_id = -1, None
+        for msg in batch[start:]:
+            mtype = msg.get("type")
+            if mtype == "hand_start":
+                index, hand_id = 0, msg.get("hand_id")
+            elif mtype in ("hand_end", "clock") or mtype == "refusal" and not msg.get("logged"):
+                out.append(msg)
+                continue
+            else:
+                index += 1
+            if hand_id == held_id and index < len(held):
+                if signing.entry_hash(msg) != held[index]:
+                    self.fail(PeerError(f"the host's log of this hand differs at entry {index} "
+                                        "from the one this seat holds", "host_fault"))
+                    if self.conn is not None:
+                        self.conn.drop()
+                    return None
+                if index > 0:
+                    continue                 # held already, at this very place
+            out.append(msg)
+        return out
 
     def _next_ping(self) -> int:
         self._pings += 1

@@ -42,6 +42,10 @@ class SeatSlot:
     bot: bool = False
     bot_name: str | None = None
     away: IDelayedCall | None = None
+    syncing: bool = False
+    """Back after a drop and its `resync` not yet answered: no table message reaches it
+    before the answer (which holds everything relayed so far), so its log is built in
+    index order, never a live entry ahead of the entries before it."""
 
     @property
     def taken(self) -> bool:
@@ -197,6 +201,8 @@ class TableRoom:
         """To one seat, or to every connected seat when `seat` is None (validated and
         packed once for all of them)."""
         targets = range(self.players) if seat is None else (seat,)
+        if seat is None and any(s.syncing for s in self.slots) and _table_layer(mtype):
+            targets = [i for i in targets if not self.slots[i].syncing]
         conns = [c for c in (self.slots[i].conn for i in targets) if c is not None]
         if not conns:
             return
@@ -237,6 +243,7 @@ class TableRoom:
             raise WireError("table.no_hand", "the match has not started", ref=frame.seq)
         msg = tm.from_body(frame.type, frame.body)
         if frame.type == "resync":
+            self.slots[seat].syncing = False     # its answer is the next thing it hears
             self._resend_closed(seat, msg.get("hand_id"))
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
 
@@ -265,11 +272,13 @@ class TableRoom:
         step = driver.apply({**event, "t": self.node.now_ms()})
         if step.journal is not None:
             journal.append(step.journal)
+            self.node.journaled(journal)
         if step.record is not None:
             name = transcript_name(step.record.hand_no)
             journal.write_record(name, step.record.transcript.to_bytes())
             self.transcripts.append(name)
             journal.append(driver.checkpoint())
+            self.node.journaled(journal)
         if journal.dirty:                    # nothing leaves before it is on disk
             self.node.durable(journal)
         self._deliver(step.out, sender, ref)
@@ -447,6 +456,7 @@ class TableRoom:
             slot.away.cancel()
         slot.away = None
         slot.conn = conn
+        slot.syncing = self.driver is not None     # until its resync is answered
         conn.room, conn.seat = self, seat
         self.node.say(f"{self.id}: {slot.name} (seat {seat}) is back")
         self.send_to(None, "seat_status", {"seat": seat, "connected": True, "grace_ms": None})
@@ -473,6 +483,16 @@ class TableRoom:
             self.node.add_bot(self.id, seat)
             return
         self._run({"e": "lost", "seat": seat, "cause": "grace"})
+
+
+def _table_layer(mtype: str) -> bool:
+    """A table-layer message (what a seat still resyncing must not hear yet)."""
+    from .. import wire
+
+    try:
+        return wire.registry().get(mtype).layer == "table"
+    except (KeyError, WireError):
+        return False
 
 
 def _json_default(v: Any) -> Any:
