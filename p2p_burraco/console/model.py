@@ -375,7 +375,10 @@ class ConsoleModel:
         elif kind == "clock":
             self._on_clock(event)
         elif kind == "status":
-            self._on_status(str(event.get("text", "")))
+            text = str(event.get("text", ""))
+            shown = tr(self.lang, str(event["template"]), **dict(event.get("fields") or {})) \
+                if isinstance(event.get("template"), str) else text
+            self._on_status(text, shown)
         elif kind == "log":
             text = str(event.get("text", ""))
             text, style = self._on_table_line(text, str(event.get("style", "")))
@@ -670,10 +673,12 @@ class ConsoleModel:
         return None
 
     # ------------------------------------------------------------------ link and log lines
-    def _on_status(self, text: str) -> None:
+    def _on_status(self, text: str, shown: str | None = None) -> None:
         """A line from the network layer: the link's state in the title bar; while the host
-        is unreachable, a banner (one log line, updated, not one per retry)."""
+        is unreachable, a banner (one log line, updated, not one per retry). `text` is the
+        English line, `shown` the line in the console's language."""
         state = link_state(text)
+        text = shown or text
         self.status = state
         style = "log.status"
         if state == "reconnecting…":

@@ -14,6 +14,7 @@ import os
 import secrets
 import signal
 import shutil
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,8 @@ events = logging.getLogger("p2p_burraco.host")
 """What the host says about its tables (the `host` command prints it; -v adds `log`)."""
 
 SOFTWARE = f"p2p-burraco/{__version__}"
+ENDED_SEATS = 4096
+"""Seats of ended matches the host remembers, to answer a returning one with the result."""
 KILL_AT_RECORD = "P2P_BURRACO_KILL_AT_RECORD"
 """The environment variable of the crash tests (`HostNode.journaled`)."""
 
@@ -305,6 +308,14 @@ class HostConnection(FrameProtocol):
         cfg = self.node.config
         self.start_heartbeat(self.node.reactor, cfg.ping_interval, cfg.idle_timeout)
         room, seat = self.node.lobby.seat_of(self.peer_identity)
+        ended = self.node.ended.get(self.peer_identity) if room is None else None
+        if ended is not None:
+            # a seat of a match that ended while it was away: told so at once, so it stops
+            # rather than wait for a seat that is gone
+            table, seat, result = ended
+            self.send("ready", {"name": self.peer_name, "table": table, "seat": seat})
+            self.send("match_end", result)
+            return
         self.send("ready", {"name": self.peer_name,
                             "table": room.id if room is not None else None, "seat": seat})
         if room is not None and seat is not None:
@@ -490,6 +501,9 @@ class HostNode(ServerFactory):
         """Journal fsyncs so far (the benches print it)."""
         self.records = 0
         """Journal events appended by this run of the host."""
+        self.ended: OrderedDict[bytes, tuple[str, int, dict[str, Any]]] = OrderedDict()
+        """identity → (table, seat, match_end body) of the latest matches that ended, so a
+        seat that returns after its match ended hears the result and stops (bounded)."""
         kill_at = os.environ.get(KILL_AT_RECORD, "")
         self.kill_at: int | None = int(kill_at) if kill_at.isdigit() else None
         self.open_tables()
@@ -657,6 +671,16 @@ class HostNode(ServerFactory):
 
     def own_bot_name(self, identity: bytes | None) -> str | None:
         return self.bot_names.get(identity) if identity is not None else None
+
+    def remember_end(self, room: TableRoom, result: dict[str, Any]) -> None:
+        """Keep who sat at a table whose match just ended, with its `match_end` body (the
+        latest ENDED_SEATS seats only: memory stays flat over any number of matches)."""
+        for seat, slot in enumerate(room.slots):
+            if slot.identity is not None:
+                self.ended.pop(slot.identity, None)
+                self.ended[slot.identity] = (room.id, seat, result)
+        while len(self.ended) > ENDED_SEATS:
+            self.ended.popitem(last=False)
 
     def table_over(self, room: TableRoom) -> None:
         """A table's match ended: it leaves the host's memory (its records are on disk);

@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 SOFTWARE = f"p2p-burraco/{__version__}"
 
 
+UNREACHABLE = "host not reachable, retrying… ({s} s so far)"
+"""What a peer holding a seat says while it waits for its host (console/words.py has it in
+Italian)."""
+
 RETRY_CODES = frozenset({"conn.too_many", "auth.timeout", "host.busy"})
 """Fatal refusals of a busy host: a peer holding a seat comes back later, with backoff."""
 
@@ -287,7 +291,7 @@ class PeerNode(ClientFactory):
         then give up with a plain sentence."""
         if self.stopped or self.done.called:
             return
-        if not self.config.reconnect or self.seat is None:
+        if not self.config.reconnect or (self.seat is None and not self.seat_on_disk()):
             self.fail(error)
             return
         now = self.reactor.seconds()
@@ -299,7 +303,9 @@ class PeerNode(ClientFactory):
             self.fail(PeerError(f"{error}; gave up after {waited / 60:.0f} minute(s) of "
                                 "retrying"))
             return
-        self.notify_status(f"host unreachable, retrying… ({waited:.0f} s so far)")
+        self.notify_status(UNREACHABLE.format(s=f"{waited:.0f}"), UNREACHABLE,
+                           s=f"{waited:.0f}")
+        log.warning("%s: %s", error, UNREACHABLE.format(s=f"{waited:.0f}"))
         delay = self._backoff
         self._backoff = min(self._backoff * 2, self.config.reconnect_max_delay)
         self._retry = self.reactor.callLater(delay, self._reconnect)
@@ -309,9 +315,22 @@ class PeerNode(ClientFactory):
         if not (self.stopped or self.done.called):
             self.connector(self)
 
-    def notify_status(self, text: str) -> None:
+    def seat_on_disk(self) -> bool:
+        """This identity's last seat, kept on disk, is at this host and its match had not
+        ended: the peer holds a seat there even before its first connection (a player whose
+        machine restarted with the host's) and waits for the host rather than give up."""
+        saved = self.store.seat() if self.store is not None else None
+        return bool(saved) and saved.get("host") == self.config.host \
+            and saved.get("port") == self.config.port and saved.get("seat") is not None
+
+    def notify_status(self, text: str, template: str | None = None, **fields: Any) -> None:
+        """A line about the link (`template` and `fields`: the words the console translates;
+        `text` is the English one)."""
+        event: dict[str, Any] = {"type": "status", "text": text}
+        if template is not None:
+            event.update(template=template, fields=fields)
         try:
-            self.controller.notify({"type": "status", "text": text})
+            self.controller.notify(event)
         except Exception:  # a controller's display problem must not stop the protocol
             log.exception("controller.notify failed")
 
@@ -419,6 +438,8 @@ class PeerNode(ClientFactory):
 
     def match_end(self, body: dict[str, Any]) -> None:
         self.finished = True
+        if self.store is not None and self.seat_on_disk():
+            self.store.save_seat({})         # no seat is held there any more
         standings = body["standings"]
         client = self.seat_client
         if client is None or not client.match_over:   # a --hands limit, not the target

@@ -392,8 +392,9 @@ class TableRoom:
                                                 default=_json_default).encode() + b"\n")
         journal.append({"e": "end", "t": self.node.now_ms(), "reason": self.reason})
         journal.sync()
-        self.send_to(None, "match_end", {"table": self.id, "standings": self.standings,
-                                         "reason": self.reason})
+        ended = {"table": self.id, "standings": self.standings, "reason": self.reason}
+        self.node.remember_end(self, ended)
+        self.send_to(None, "match_end", ended)
         self.node.say(f"{self.id}: match over ({self.reason}): {self.summary()}")
         journal.close()
         self.node.table_over(self)
