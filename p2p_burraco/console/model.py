@@ -622,11 +622,18 @@ class ConsoleModel:
                 text += " (match clock)"
         elif c.kind == "step":
             text = f"{'your program' if mine else self.seat_name(c.seat)}: step {format_ms(left)}"
-        elif c.kind == "grace":
-            text = f"{'you' if mine else self.seat_name(c.seat)} away: grace {format_ms(left)}"
+        elif c.kind == "grace":        # the table waits on an absent seat (TABLE-13)
+            text = tr(self.lang, "waiting for {who} — reconnecting, {left} left",
+                      who=tr(self.lang, "you") if mine else self.seat_name(c.seat),
+                      left=format_ms(left))
         else:
             text = f"{who} {c.kind} {format_ms(left)}"
         return text + (", paused" if self.clock_paused else "")
+
+    def seat_away(self, seat: int) -> bool:
+        """The seat's player is away (dropped, its seat held): the seats panel says so."""
+        return any(e.get("seat") == seat and e.get("name") and not e.get("connected", True)
+                   for e in self.lobby)
 
     def clock_warning(self, now: float | None = None) -> str | None:
         """`⚠ 12 s left …` while less than `warn_ms` is left on OUR move's clock (TABLE-1)

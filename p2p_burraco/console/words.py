@@ -54,6 +54,10 @@ IT: dict[str, str] = {
     # the link (net/peer.py's words)
     "host not reachable, retrying… ({s} s so far)":
         "host non raggiungibile, nuovo tentativo… ({s} s finora)",
+    "waiting for {who} — reconnecting, {left} left":
+        "si aspetta {who} — si sta ricollegando, ancora {left}",
+    "you": "te",
+    " away": " assente",
     # questions
     "Leave mid-match? Your side loses the match by abandonment [TABLE-9]. Ctrl-Q again "
     "(or yes) leaves; anything else stays":

@@ -409,6 +409,10 @@ class PeerNode(ClientFactory):
             state = "back" if b["connected"] else \
                 f"dropped ({(b['grace_ms'] or 0) // 1000} s grace)"
             self.controller.notify({"type": "log", "text": f"seat {b['seat']} {state}"})
+            for seat in self.table_info.get("seats") or []:
+                if seat.get("seat") == b["seat"]:     # the seats panel marks it away
+                    seat["connected"] = bool(b["connected"])
+                    self.seats_changed()
         elif t == "match_end":
             self.match_end(b)
         elif t == "pong":
