@@ -284,6 +284,8 @@ class TableRoom:
         self._deliver(step.out, sender, ref)
         for line in step.lines:
             self.node.say(f"{self.id}: {line}")
+        if step.record is not None and not step.over:
+            self._replace_gone(step.record.outcome)
         if step.over and self.status == "playing":
             self.end_match()
         elif self.status == "playing":
@@ -466,6 +468,24 @@ class TableRoom:
             self._deliver(self.driver.set_connected(seat, True, self.node.now_ms()))
             self._schedule()
             self._maybe_deal()
+
+    def _replace_gone(self, outcome: Any) -> None:
+        """A hand ended by a seat gone past its grace, the match going on (TABLE-14): its
+        grace is spent, so a host bot takes the seat from the next hand at once."""
+        seat = outcome.seat
+        if outcome.kind != "abandon" or outcome.cause != "grace" or seat is None \
+                or outcome.result.extra.get("replaced") != seat:
+            return
+        slot = self.slots[seat]
+        if slot.conn is not None or self.node.bot_controller is None:
+            return
+        if slot.away is not None and slot.away.active():
+            slot.away.cancel()
+        self.node.say(f"{self.id}: {slot.name} (seat {seat}) did not come back; a bot "
+                      "takes the seat from the next hand [TABLE-14]")
+        self.slots[seat] = SeatSlot()
+        self.broadcast_lobby()
+        self.node.add_bot(self.id, seat)
 
     def _away_expired(self, seat: int) -> None:
         """A seat stayed away between hands past its grace: a host bot takes it from the
