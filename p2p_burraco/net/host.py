@@ -31,7 +31,7 @@ from ..gc_policy import apply_gc_policy
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol, HoldGroup
-from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket
+from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket, is_loopback
 from .room import TableRoom
 
 log = logging.getLogger(__name__)
@@ -101,8 +101,12 @@ class HostConfig:
     limit); past it they are not read until their budget refills."""
     address_burst: float = 0.5
     """Seconds of host time one source address may take at once."""
-    exempt_loopback: bool = True
-    """Connections from this machine are not held to address_share (the caps still apply)."""
+    exempt_loopback: bool | None = None
+    """Connections from this machine are not held to address_share (the caps still apply);
+    None: only when the host listens on a loopback address (no LAN can reach it). A host
+    reachable from the LAN holds every address to it but its own bots (by identity)."""
+    max_buffered: int = 32 * 1024 * 1024
+    """Bytes all connections' buffers may hold together (guard.BufferPool)."""
     clock: float | None = None
     """Seconds per move (TABLE-1); None: the game's default (90 Burraco, 30 Briscola)."""
     match_clock: float | None = None
@@ -476,9 +480,11 @@ class HostNode(ServerFactory):
         self.all_done: Deferred[None] = Deferred()
         self.by_identity: dict[bytes, HostConnection] = {}
         self.connections: set[HostConnection] = set()
+        exempt = config.exempt_loopback if config.exempt_loopback is not None \
+            else is_loopback(config.bind)
         self.guard = HostGuard(reactor, GuardLimits(
             config.max_connections, config.max_per_address, config.address_share,
-            config.address_burst, config.exempt_loopback))
+            config.address_burst, exempt, config.max_buffered))
         """Connection caps per address and in all; each address's time budget."""
         self.lobby = Lobby(self)
         self.port: IListeningPort | None = None
@@ -707,14 +713,19 @@ class HostNode(ServerFactory):
     def is_own_bot(self, identity: bytes) -> bool:
         return identity in self.own_bots
 
-    def buildProtocol(self, addr: Any) -> HostConnection:
-        """A connection past a cap is still built, to tell it `conn.too_many` and close."""
+    def buildProtocol(self, addr: Any) -> HostConnection | None:
+        """A connection past a cap is still built, to tell it `conn.too_many` and close; one
+        from an address whose time share is spent is not even accepted (closed at once:
+        accepting and refusing a flood of connections costs the host time too)."""
         address = str(getattr(addr, "host", "") or "")
+        if self.guard.spent(address):
+            return None
         refused = self.guard.admit(address)
         conn = HostConnection(self, address, refused)
         if refused is None:
             self.connections.add(conn)
             conn.hold_group = self.hold_group
+            conn.pool = self.guard.pool
         else:
             log.info("connection from %s refused: %s", address, refused)
         return conn
