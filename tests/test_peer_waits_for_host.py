@@ -238,3 +238,68 @@ def test_host_and_peer_killed_together_the_peer_started_first_waits(
     (d,) = [p for p in (tmp_path / "host" / "matches").iterdir() if p.is_dir()]
     result = json.loads((d / "result.json").read_text())
     assert result["reason"] in ("hands", "target"), result
+
+
+@pytest.mark.slow
+@pytest.mark.subprocess
+@pytest.mark.network
+def test_a_peer_stopped_past_the_grace_hears_the_result_and_exits(
+        tmp_path: Path, _reaper: None) -> None:
+    """SIGSTOP a player mid-hand: the host drops it once it is silent (45 s), holds its
+    seat for the grace (2 s), then ends the match (--no-bot-replace); SIGCONT: the player
+    comes back, is told the match is over with the result and exits 0 at once — it does not
+    retry for 600 s, nor say its seat was given away."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    host = _spawn(tmp_path, "host", "--port", str(port), "--data-dir", str(tmp_path / "host"),
+                  "--game", "briscola", "--players", "2", "--grace", "2", "--clock", "300",
+                  "--step-deadline", "300", "--no-bot-replace")
+    out: list[str] = []
+    _wait(host, out, r"listening on")
+    steady = _spawn(tmp_path, "join", f"127.0.0.1:{port}", "--bot", "--name", "steady",
+                    "--data-dir", str(tmp_path / "peers"))
+    sleeper = _spawn(tmp_path, "join", f"127.0.0.1:{port}", "--bot", "--name", "sleeper",
+                     "--data-dir", str(tmp_path / "peers"))
+    _wait(host, out, r"hand 1 dealt")
+    sleeper.send_signal(signal.SIGSTOP)
+    _wait(host, out, r"sleeper \(seat \d\) dropped", timeout=120)
+    _wait(host, out, r"match over", timeout=60)
+    sleeper.send_signal(signal.SIGCONT)
+    try:
+        sleeper.wait(60)
+    except subprocess.TimeoutExpired:
+        raise AssertionError("the stopped peer keeps retrying a host whose match ended\n"
+                             + "\n".join(out)) from None
+    err: list[str] = []
+    so: list[str] = []
+    _read(sleeper.stderr, err)
+    _read(sleeper.stdout, so)
+    assert sleeper.returncode == 0, "\n".join(so + err)
+    assert any("match over" in line for line in so), so
+    steady.wait(30)
+    assert steady.returncode == 0
+
+
+def test_a_player_whose_match_ended_sits_down_anew_at_a_keep_host(tmp_path: Path) -> None:
+    """The result a host gives a returning seat does not stop a peer that sits down anew
+    with the same identity (a `--keep` host's next match): it sits at no ended table."""
+    net = Loopback()
+    ctls = [bot("briscola", i) for i in range(2)]
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", players=2, hands=1, seed=3,
+                     keep=True)
+    host, peers = start_table(net, cfg, ctls)
+    for _ in range(60):
+        if all(p.done.called for p in peers):
+            break
+        net.advance(1.0)
+    assert all(p.done.called for p in peers)
+    net.advance(2.0)                                   # the ended table is reaped
+    again = PeerNode(net.clock, PeerConfig(name="seat0", reconnect_delay=0.5), bot("briscola", 7),
+                     identity=peers[0].identity, connector=LoopbackConnector(net, host))
+    again.start()
+    net.pump()
+    assert again.seat is not None and again.table not in (None, "t1"), again.table
+    assert not again.done.called

@@ -313,15 +313,14 @@ class HostConnection(FrameProtocol):
         self.start_heartbeat(self.node.reactor, cfg.ping_interval, cfg.idle_timeout)
         room, seat = self.node.lobby.seat_of(self.peer_identity)
         ended = self.node.ended.get(self.peer_identity) if room is None else None
-        if ended is not None:
-            # a seat of a match that ended while it was away: told so at once, so it stops
-            # rather than wait for a seat that is gone
-            table, seat, result = ended
-            self.send("ready", {"name": self.peer_name, "table": table, "seat": seat})
-            self.send("match_end", result)
-            return
         self.send("ready", {"name": self.peer_name,
                             "table": room.id if room is not None else None, "seat": seat})
+        if ended is not None:
+            # its last match ended (while it was away, perhaps): the result, at once, so a
+            # peer still holding that seat stops rather than wait for it (one that sits
+            # down anew ignores a match_end of a table it does not sit at)
+            self.send("match_end", ended[2])
+            return
         if room is not None and seat is not None:
             room.reconnect(seat, self)
 

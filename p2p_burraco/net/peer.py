@@ -243,6 +243,7 @@ class PeerNode(ClientFactory):
         self._heard: dict[tuple[str, int], int] = {}   # (table, seat) → last line shown
         self._resync_refused = False
         self._pings = 0
+        self._released_marker = -1
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
@@ -345,9 +346,11 @@ class PeerNode(ClientFactory):
             self.resumed(conn)
             return
         if self.seat is not None:
-            # we held a seat but the host no longer gives it back (grace expired)
-            self.notify_status("the seat was released while we were away")
-            self.seat_released()
+            # we held a seat the host does not give back: either its match ended (the host
+            # says so next, with a match_end) or the seat went to someone else after the
+            # grace — which, we know once our ping is answered with no match_end before it
+            self._released_marker = self._next_ping()
+            conn.send("ping", {"n": self._released_marker})
             return
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
@@ -416,6 +419,10 @@ class PeerNode(ClientFactory):
         elif t == "match_end":
             self.match_end(b)
         elif t == "pong":
+            if b["n"] == self._released_marker and not self.finished:
+                self.notify_status("the seat was released while we were away")
+                self.seat_released()
+                return
             if self._resyncing and b["n"] == self._resync_marker:
                 if self._resync_refused:
                     self._resync_refused = False
@@ -441,6 +448,8 @@ class PeerNode(ClientFactory):
                                           ("id", "game", "variant", "players", "status")}})
 
     def match_end(self, body: dict[str, Any]) -> None:
+        if body.get("table") != self.table:
+            return                  # a match this peer does not sit at (its last one's end)
         self.finished = True
         if self.store is not None and self.seat_on_disk():
             self.store.save_seat({})         # no seat is held there any more
@@ -713,6 +722,8 @@ class PeerNode(ClientFactory):
         """Our seat went to someone else while we were away: this match is over for us."""
         self.seat_client = None
         self.seat = None
+        if self.store is not None and self.seat_on_disk():
+            self.store.save_seat({})         # no seat is held there any more
         self.fail(PeerError("our seat was given away after the grace period ran out",
                             "seat_released"))
 

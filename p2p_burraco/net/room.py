@@ -98,6 +98,8 @@ class TableRoom:
         self._deadline: IDelayedCall | None = None
         self._deadline_at: int | None = None
         self._dealing = False
+        self._clock: tuple[dict[str, Any], int] | None = None
+        """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
 
     # --- restoring a match after a restart ------------------------------------------------
@@ -246,6 +248,19 @@ class TableRoom:
             self.slots[seat].syncing = False     # its answer is the next thing it hears
             self._resend_closed(seat, msg.get("hand_id"))
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
+        if frame.type == "resync":
+            self._send_clock(seat)
+
+    def _send_clock(self, seat: int) -> None:
+        """The clocks as they stand, to a seat that just resynced (it heard no `clock`
+        while it was away or resyncing): the last notice, its time left brought up to now."""
+        if self._clock is None:
+            return
+        body, at = self._clock
+        body = dict(body)
+        if isinstance(body.get("ms"), int):
+            body["ms"] = max(0, body["ms"] - max(0, self.node.now_ms() - at))
+        self.send_to(seat, "clock", body)
 
     def _resend_closed(self, seat: int, hand_id: Any) -> None:
         """A resync naming the hand that closed since, no longer in memory: its log and
@@ -304,6 +319,8 @@ class TableRoom:
                 self._count_refusal(to)
             elif mtype == "refusal" and to is not None:
                 self._count_refusal(to)
+            elif mtype == "clock" and to is None:
+                self._clock = (body, self.node.now_ms())
             self.send_to(to, str(mtype), body)
 
     def _count_refusal(self, seat: int | None) -> None:
