@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -225,10 +226,8 @@ def test_host_and_peer_killed_together_the_peer_started_first_waits(
     assert again.poll() is None, "\n".join(err)
     host = _spawn(tmp_path, *host_args)
     out.append("--- restarted ---")
-    try:
+    with contextlib.suppress(subprocess.TimeoutExpired):
         host.wait(150)
-    except subprocess.TimeoutExpired:
-        pass
     _read(host.stdout, out)
     assert host.returncode == 0, "\n".join(out)
     for proc in (again, *others):

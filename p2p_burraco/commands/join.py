@@ -132,7 +132,6 @@ def run(args: argparse.Namespace) -> int:
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
     from ..bots.controller import timeout_bot
-
     from ..net.host import seed_from_env
 
     options: dict[str, Any] = {

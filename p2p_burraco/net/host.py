@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 import os
 import secrets
-import signal
 import shutil
+import signal
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field

@@ -321,8 +321,10 @@ class PeerNode(ClientFactory):
         ended: the peer holds a seat there even before its first connection (a player whose
         machine restarted with the host's) and waits for the host rather than give up."""
         saved = self.store.seat() if self.store is not None else None
-        return bool(saved) and saved.get("host") == self.config.host \
-            and saved.get("port") == self.config.port and saved.get("seat") is not None
+        if not saved:
+            return False
+        return saved.get("host") == self.config.host and \
+            saved.get("port") == self.config.port and saved.get("seat") is not None
 
     def notify_status(self, text: str, template: str | None = None, **fields: Any) -> None:
         """A line about the link (`template` and `fields`: the words the console translates;
@@ -596,10 +598,10 @@ class PeerNode(ClientFactory):
         client = self.seat_client
         batch, self._resync_batch = self._resync_batch or [], None
         self._resyncing = False
-        batch = self._by_index(batch)
-        if batch is None:
+        placed = self._by_index(batch)
+        if placed is None:
             return
-        replies = client.receive_all(batch) if batch else []
+        replies = client.receive_all(placed) if placed else []
         inflight = client.unacknowledged()
         if inflight is not None and inflight not in replies:
             # lost with the old socket, or held by the host (a commitment is relayed only

@@ -202,7 +202,7 @@ class TableRoom:
     def send_to(self, seat: int | None, mtype: str, body: dict[str, Any]) -> None:
         """To one seat, or to every connected seat when `seat` is None (validated and
         packed once for all of them)."""
-        targets = range(self.players) if seat is None else (seat,)
+        targets: Sequence[int] = range(self.players) if seat is None else (seat,)
         if seat is None and any(s.syncing for s in self.slots) and _table_layer(mtype):
             targets = [i for i in targets if not self.slots[i].syncing]
         conns = [c for c in (self.slots[i].conn for i in targets) if c is not None]
