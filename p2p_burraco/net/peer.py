@@ -244,6 +244,9 @@ class PeerNode(ClientFactory):
         self._resync_refused = False
         self._pings = 0
         self._released_marker = -1
+        self._asked_seat = False
+        """A seat was asked for and not yet given: lost then, the host may have seated us
+        (its answer lost with it), so the peer comes back to see (`ready` says)."""
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
@@ -292,7 +295,8 @@ class PeerNode(ClientFactory):
         then give up with a plain sentence."""
         if self.stopped or self.done.called:
             return
-        if not self.config.reconnect or (self.seat is None and not self.seat_on_disk()):
+        if not self.config.reconnect or (self.seat is None and not self._asked_seat
+                                         and not self.seat_on_disk()):
             self.fail(error)
             return
         now = self.reactor.seconds()
@@ -354,6 +358,7 @@ class PeerNode(ClientFactory):
             self._released_marker = self._next_ping()
             conn.send("ping", {"n": self._released_marker})
             return
+        self._asked_seat = True      # a host that dies before answering may have seated us
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
             return
@@ -390,6 +395,7 @@ class PeerNode(ClientFactory):
             self.table = b["table"]
             conn.send("join_table", {"table": b["table"], "seat": self.config.seat})
         elif t == "seated":
+            self._asked_seat = False
             self.table, self.seat = b["table"], b["seat"]
             self.table_info = b["info"]
             if self.store is not None:       # where this identity sits, for the player

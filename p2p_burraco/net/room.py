@@ -98,6 +98,8 @@ class TableRoom:
         self._deadline: IDelayedCall | None = None
         self._deadline_at: int | None = None
         self._dealing = False
+        self.ending = False
+        """Restored after the match had ended, its result not yet written (`_end_restored`)."""
         self._clock: tuple[dict[str, Any], int] | None = None
         """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
@@ -126,13 +128,30 @@ class TableRoom:
             slot.name = room.driver.names[s]
             slot.bot_name = bots.get(str(s))
             slot.bot = slot.bot_name is not None
-        room.status = "over" if room.driver.stage == "over" else "playing"
+        room.status = "playing"
+        if room.driver.stage == "over":
+            # killed after the last hand's record, before the result: the seats come back,
+            # resync (the last hand_end they may not have heard), then hear the result —
+            # or their grace runs out — and the result is written then (`_end_restored`)
+            room.ending = True
+            node.say(f"{room.id}: match {room.match_id.hex()[:8]} had ended; its result "
+                     "goes out once its seats are back")
+            for s in range(room.players):
+                room._start_away(s)
+            return room
         room._run({"e": "resume"})
         node.say(f"{room.id}: match {room.match_id.hex()[:8]} resumed from its journal "
                  f"(hand {room.driver.hand_no + 1}, stage {room.driver.stage})")
         for s, slot in enumerate(room.slots):
             room._start_away(s)
         return room
+
+    def _end_restored(self) -> None:
+        """A restored match that had ended: its result once every seat is back and has its
+        resync answered (or a grace ran out)."""
+        if self.ending and self.status == "playing" and \
+                all(s.conn is not None and not s.syncing for s in self.slots):
+            self.end_match()
 
     # --- lobby ---------------------------------------------------------------------
     def free_seats(self) -> list[int]:
@@ -250,6 +269,8 @@ class TableRoom:
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
         if frame.type == "resync":
             self._send_clock(seat)
+            if self.ending:
+                self._end_restored()
 
     def _send_clock(self, seat: int) -> None:
         """The clocks as they stand, to a seat that just resynced (it heard no `clock`
@@ -510,6 +531,9 @@ class TableRoom:
         slot = self.slots[seat]
         slot.away = None
         driver = self.driver
+        if self.ending and self.status == "playing" and slot.conn is None:
+            self.end_match()                 # the result, without the seat that is not back
+            return
         if slot.conn is not None or self.status != "playing" or driver is None \
                 or driver.stage not in ("idle", "between"):
             return
