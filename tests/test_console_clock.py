@@ -62,7 +62,7 @@ def test_move_clock_counts_down_from_the_notice() -> None:
     model.notify(clock(2, 25_000, kind="step"))
     assert model.clock_text() == "Cy: step 0:25"
     model.notify(clock(3, 100_000, kind="grace"))
-    assert model.clock_text() == "Di away: grace 1:40"
+    assert model.clock_text() == "waiting for Di — reconnecting, 1:40 left"      # TABLE-13
     model.notify(clock(None, None))
     assert model.clock_text() is None and model.clock_warning() is None
     assert format_ms(3_725_000) == "1:02:05" and format_ms(1) == "0:01" and format_ms(0) == "0:00"

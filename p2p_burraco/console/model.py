@@ -375,7 +375,10 @@ class ConsoleModel:
         elif kind == "clock":
             self._on_clock(event)
         elif kind == "status":
-            self._on_status(str(event.get("text", "")))
+            text = str(event.get("text", ""))
+            shown = tr(self.lang, str(event["template"]), **dict(event.get("fields") or {})) \
+                if isinstance(event.get("template"), str) else text
+            self._on_status(text, shown)
         elif kind == "log":
             text = str(event.get("text", ""))
             text, style = self._on_table_line(text, str(event.get("style", "")))
@@ -619,11 +622,18 @@ class ConsoleModel:
                 text += " (match clock)"
         elif c.kind == "step":
             text = f"{'your program' if mine else self.seat_name(c.seat)}: step {format_ms(left)}"
-        elif c.kind == "grace":
-            text = f"{'you' if mine else self.seat_name(c.seat)} away: grace {format_ms(left)}"
+        elif c.kind == "grace":        # the table waits on an absent seat (TABLE-13)
+            text = tr(self.lang, "waiting for {who} — reconnecting, {left} left",
+                      who=tr(self.lang, "you") if mine else self.seat_name(c.seat),
+                      left=format_ms(left))
         else:
             text = f"{who} {c.kind} {format_ms(left)}"
         return text + (", paused" if self.clock_paused else "")
+
+    def seat_away(self, seat: int) -> bool:
+        """The seat's player is away (dropped, its seat held): the seats panel says so."""
+        return any(e.get("seat") == seat and e.get("name") and not e.get("connected", True)
+                   for e in self.lobby)
 
     def clock_warning(self, now: float | None = None) -> str | None:
         """`⚠ 12 s left …` while less than `warn_ms` is left on OUR move's clock (TABLE-1)
@@ -670,10 +680,12 @@ class ConsoleModel:
         return None
 
     # ------------------------------------------------------------------ link and log lines
-    def _on_status(self, text: str) -> None:
+    def _on_status(self, text: str, shown: str | None = None) -> None:
         """A line from the network layer: the link's state in the title bar; while the host
-        is unreachable, a banner (one log line, updated, not one per retry)."""
+        is unreachable, a banner (one log line, updated, not one per retry). `text` is the
+        English line, `shown` the line in the console's language."""
         state = link_state(text)
+        text = shown or text
         self.status = state
         style = "log.status"
         if state == "reconnecting…":

@@ -217,6 +217,8 @@ class Presenter:
         if seat == to_move:
             style += " class:seat.turn"
         side = side_names.get(seat, "")
+        if model.seat_away(seat):
+            detail += tr(model.lang, " away")
         room = 10 if width >= WIDE_SEATS else 8
         shown = name if len(name) <= room else name[:room - 1] + "…"
         return clip([(style, f"{mark}{shown:<{room}}"), ("class:side", f" {side:<2}"),

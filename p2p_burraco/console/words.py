@@ -51,6 +51,13 @@ IT: dict[str, str] = {
         "←/→ Spazio scegli · Tab completa · F1 aiuto · F10 punti · C-q esci",
     "←/→ choose · Enter/1-3 play · F1 help · F10 score · C-q quit":
         "←/→ scegli · Invio/1-3 gioca · F1 aiuto · F10 punti · C-q esci",
+    # the link (net/peer.py's words)
+    "host not reachable, retrying… ({s} s so far)":
+        "host non raggiungibile, nuovo tentativo… ({s} s finora)",
+    "waiting for {who} — reconnecting, {left} left":
+        "si aspetta {who} — si sta ricollegando, ancora {left}",
+    "you": "te",
+    " away": " assente",
     # questions
     "Leave mid-match? Your side loses the match by abandonment [TABLE-9]. Ctrl-Q again "
     "(or yes) leaves; anything else stays":

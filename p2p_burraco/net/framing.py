@@ -61,6 +61,16 @@ CLOSE_TIMEOUT = 2.0
 _CLOSED = Failure(ConnectionError("closed"))  # type: ignore[no-untyped-call]
 
 
+def unsent(transport: Any) -> int:
+    """Bytes written to a Twisted TCP transport and not yet taken by the kernel (0 for a
+    transport that does not say)."""
+    try:
+        return (len(transport.dataBuffer) - int(transport.offset)
+                + int(transport._tempDataLen))
+    except (AttributeError, TypeError):
+        return 0
+
+
 @implementer(IPushProducer)
 class _OutputGate:
     """Registered on the transport as a streaming producer: Twisted calls `pauseProducing`
@@ -162,12 +172,18 @@ class FrameProtocol(Protocol):
     def dataReceived(self, data: bytes) -> None:
         if self.closing:
             return
+        started = self._now()
         try:
             self.decoder.push(data)
         except WireError as exc:
             self.refuse(exc)
+            self.spent(self._now() - started)       # garbage costs its share too
             return
+        if self.clock is not None:
+            self.spent(self._now() - started)       # the bytes' framing
         self._process()
+        if self.pool is not None:
+            self._account()
 
     def connectionLost(self, reason: Failure = _CLOSED) -> None:
         self.connected_ok = False
@@ -179,6 +195,9 @@ class FrameProtocol(Protocol):
         self.stop_heartbeat()
         for name in ("_frame_timer", "_slow_timer", "_close_timer", "_resume_call"):
             self._cancel(name)
+        if self.pool is not None:
+            self.pool.forget(self)
+            self.pool = None
         self.lost(reason)
 
     def _cancel(self, name: str) -> None:
@@ -300,6 +319,8 @@ class FrameProtocol(Protocol):
         self.output_paused = False
         self._cancel("_slow_timer")
         self.resume_reading("output")
+        if self.pool is not None:
+            self._account()
 
     def _slow_reader(self) -> None:
         self._slow_timer = None
@@ -391,8 +412,11 @@ class FrameProtocol(Protocol):
             group.join(self)
         if self._held is not None:
             self._held.append(data)
+            self._held_bytes += len(data)
         else:
             self.transport.write(data)
+        if self.pool is not None:
+            self._account()
         return seq
 
     def refuse(self, exc: WireError) -> None:
@@ -428,6 +452,39 @@ class FrameProtocol(Protocol):
         self.refused(exc)
         self.drop()
 
+    # --- all connections' buffers together (guard.BufferPool) --------------------------
+    pool: Any = None
+    """Set by a host: the BufferPool this connection's bytes count in (None: not counted)."""
+    _held_bytes = 0
+
+    def _account(self) -> None:
+        """Tell the pool what this connection holds now; past its cap, drop the connection
+        that holds much (a huge frame in the making, output it does not read) or stop
+        reading a small one until the total is back under the cap."""
+        pool = self.pool
+        if pool is None or self.closing:
+            return
+        held = self.buffered()
+        action = pool.set(self, held)
+        if action == "pause":
+            self.pause_reading("memory")
+            pool.wait(self)
+        elif action == "drop":
+            pool.forget(self)
+            self.pool = None
+            code = "conn.slow_reader" if self.output_paused else "frame.too_large"
+            self.refuse(WireError(code, f"the host's buffers for all connections are full "
+                                  f"and this one holds {held} bytes (the cap is "
+                                  f"{pool.cap} in all)", fatal=True))
+
+    def buffered(self) -> int:
+        """Bytes this connection holds: input not yet handled, output held or unsent."""
+        return self.decoder.pending + self._held_bytes + unsent(self.transport)
+
+    def memory_freed(self) -> None:
+        """The pool is back under its cap: read again."""
+        self.resume_reading("memory")
+
     # --- holding output until the journal is durable -----------------------------------
     _held: list[bytes] | None = None
     hold_group: HoldGroup | None = None
@@ -438,8 +495,11 @@ class FrameProtocol(Protocol):
         """Write what was held while the connection's `hold_group` held, in order (and
         close, if a fatal error asked to meanwhile)."""
         held, self._held = self._held, None
+        self._held_bytes = 0
         if held and self.transport is not None:
             self.transport.writeSequence(held)
+        if self.pool is not None:
+            self._account()
         if self._drop_when_released:
             self._drop_when_released = False
             self.closing = False if self._close_timer is None else self.closing

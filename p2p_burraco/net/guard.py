@@ -77,6 +77,89 @@ class TokenBucket:
         return float("inf") if self.rate == 0 else missing / self.rate
 
 
+class BufferPool:
+    """The bytes every connection holds, all together: what its decoder keeps of frames not
+    yet handled, what waits unsent in its transport and what the group commit holds back.
+    Past `cap` in all (counted afresh for every connection then, since output drains by
+    itself), the connection whose bytes made it pass the cap is told so: one that holds more
+    than `small` bytes is dropped (it is what fills the memory: a huge frame in the making,
+    or output it does not read), a smaller one is not read until the total is back under
+    `cap` (looked at again every `recheck` s). So the host's memory for connections stays
+    under `cap` plus one read per connection, whatever the number of connections
+    (PROTOCOL.md § 3, Limits)."""
+
+    def __init__(self, cap: int, small: int = 64 * 1024, clock: Any = None,
+                 recheck: float = 0.2) -> None:
+        if cap <= 0 or small <= 0:
+            raise ValueError("a buffer pool needs a positive cap and small size")
+        self.cap = cap
+        self.small = small
+        self.clock = clock
+        self.recheck = recheck
+        self.total = 0
+        self._held: dict[Any, int] = {}
+        self.waiting: list[Any] = []
+        """Connections not read until the total is back under the cap (in order)."""
+        self._call: Any = None
+
+    def held(self, conn: Any) -> int:
+        return self._held.get(conn, 0)
+
+    def _put(self, conn: Any, n: int) -> None:
+        self.total += n - self._held.get(conn, 0)
+        if n:
+            self._held[conn] = n
+        else:
+            self._held.pop(conn, None)
+
+    def set(self, conn: Any, n: int) -> str | None:
+        """`conn` now holds `n` bytes: None while the total is under the cap, else what it
+        must do — "drop" (it holds more than `small`) or "pause"."""
+        old = self._held.get(conn, 0)
+        self._put(conn, n)
+        if self.total > self.cap and n > old:
+            self.refresh()
+        if self.total <= self.cap or n <= old:
+            if self.total <= self.cap and self.waiting:
+                self._wake()
+            return None
+        return "drop" if n > self.small else "pause"
+
+    def refresh(self) -> None:
+        """Count every connection's bytes afresh (output drains without telling us)."""
+        for conn in list(self._held):
+            self._put(conn, conn.buffered())
+
+    def wait(self, conn: Any) -> None:
+        if conn not in self.waiting:
+            self.waiting.append(conn)
+        if self.clock is not None and (self._call is None or not self._call.active()):
+            self._call = self.clock.callLater(self.recheck, self._look_again)
+
+    def _look_again(self) -> None:
+        self._call = None
+        if not self.waiting:
+            return
+        self.refresh()
+        if self.total <= self.cap:
+            self._wake()
+        elif self.clock is not None:
+            self._call = self.clock.callLater(self.recheck, self._look_again)
+
+    def forget(self, conn: Any) -> None:
+        """A connection is gone: its bytes are free."""
+        self.total -= self._held.pop(conn, 0)
+        if conn in self.waiting:
+            self.waiting.remove(conn)
+        if self.total <= self.cap and self.waiting:
+            self._wake()
+
+    def _wake(self) -> None:
+        waiting, self.waiting = self.waiting, []
+        for conn in waiting:
+            conn.memory_freed()
+
+
 @dataclass
 class GuardLimits:
     """The numbers (HostConfig carries them; PROTOCOL.md § 3 states the defaults)."""
@@ -89,6 +172,8 @@ class GuardLimits:
     """Seconds of host time an address may take at once before the share applies."""
     exempt_loopback: bool = True
     """Connections from this machine are not held to the share (the caps still apply)."""
+    max_buffered: int = 32 * 1024 * 1024
+    """Bytes all connections' buffers may hold together (BufferPool)."""
 
 
 def is_loopback(host: str) -> bool:
@@ -109,6 +194,8 @@ class HostGuard:
         self.by_address: dict[str, int] = {}
         self.total = 0
         self._budgets: dict[str, TokenBucket] = {}
+        self.pool = BufferPool(limits.max_buffered, clock=clock)
+        """Every connection's buffers together (BufferPool)."""
 
     def admit(self, address: str) -> str | None:
         """Count a new connection from `address`; or say why it is refused (not counted)."""
@@ -134,6 +221,12 @@ class HostGuard:
                 del self._budgets[address]    # else kept: reconnecting does not refill it
         else:
             self.by_address[address] = n - 1
+
+    def spent(self, address: str) -> bool:
+        """The address's time budget is spent: a new connection from it is not even
+        accepted until it refills (accepting and refusing cost the host time too)."""
+        bucket = self._budgets.get(address)
+        return bucket is not None and bucket.level < 0
 
     def budget(self, address: str) -> TokenBucket | None:
         """The time budget shared by every connection from `address` (None: not limited)."""

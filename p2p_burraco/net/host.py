@@ -10,8 +10,11 @@ writes transcripts and match results under the data directory.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 import shutil
+import signal
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +32,7 @@ from ..storage.journal import DiskFull
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol, HoldGroup
-from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket
+from .guard import REQUEST_COSTS, GuardLimits, HostGuard, TokenBucket, is_loopback
 from .room import TableRoom
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,10 @@ SOFTWARE = f"p2p-burraco/{__version__}"
 DISK_FULL_MESSAGE = ("the host cannot write its journal (disk full or failing); your last "
                      "message was not applied: reconnect and resync, it goes on by itself "
                      "once it can write again")
+ENDED_SEATS = 4096
+"""Seats of ended matches the host remembers, to answer a returning one with the result."""
+KILL_AT_RECORD = "P2P_BURRACO_KILL_AT_RECORD"
+"""The environment variable of the crash tests (`HostNode.journaled`)."""
 
 
 @dataclass
@@ -98,8 +105,12 @@ class HostConfig:
     limit); past it they are not read until their budget refills."""
     address_burst: float = 0.5
     """Seconds of host time one source address may take at once."""
-    exempt_loopback: bool = True
-    """Connections from this machine are not held to address_share (the caps still apply)."""
+    exempt_loopback: bool | None = None
+    """Connections from this machine are not held to address_share (the caps still apply);
+    None: only when the host listens on a loopback address (no LAN can reach it). A host
+    reachable from the LAN holds every address to it but its own bots (by identity)."""
+    max_buffered: int = 32 * 1024 * 1024
+    """Bytes all connections' buffers may hold together (guard.BufferPool)."""
     clock: float | None = None
     """Seconds per move (TABLE-1); None: the game's default (90 Burraco, 30 Briscola)."""
     match_clock: float | None = None
@@ -126,6 +137,18 @@ class HostConfig:
 class HostRefused(RuntimeError):
     """The host will not start on this data directory as it stands (one sentence why, and
     how to go on)."""
+
+
+TEST_SEED = "P2P_BURRACO_TEST_SEED"
+"""The environment variable that makes a run reproducible for the crash tests: it seeds the
+host's own choices (first dealer, match id) and, in `join`, each peer's secrets. Never for
+real play: seeded secrets are no secrets."""
+
+
+def seed_from_env() -> int | None:
+    """The crash tests' seed from the environment (TEST_SEED), or None."""
+    value = os.environ.get(TEST_SEED, "")
+    return int(value) if value.isdigit() else None
 
 
 class HostConnection(FrameProtocol):
@@ -327,10 +350,17 @@ class HostConnection(FrameProtocol):
         cfg = self.node.config
         self.start_heartbeat(self.node.reactor, cfg.ping_interval, cfg.idle_timeout)
         room, seat = self.node.lobby.seat_of(self.peer_identity)
+        ended = self.node.ended.get(self.peer_identity) if room is None else None
         self.send("ready", {"name": self.peer_name,
                             "table": room.id if room is not None else None, "seat": seat})
         if room is not None and room.id in self.node.stalled:   # ready, then: come back later
             raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True, ref=frame.seq)
+        if ended is not None:
+            # its last match ended (while it was away, perhaps): the result, at once, so a
+            # peer still holding that seat stops rather than wait for it (one that sits
+            # down anew ignores a match_end of a table it does not sit at)
+            self.send("match_end", ended[2])
+            return
         if room is not None and seat is not None:
             room.reconnect(seat, self)
             if room.status == "waiting":          # a lobby kept across a host restart
@@ -495,17 +525,20 @@ class HostNode(ServerFactory):
         self.all_done: Deferred[None] = Deferred()
         self.by_identity: dict[bytes, HostConnection] = {}
         self.connections: set[HostConnection] = set()
+        exempt = config.exempt_loopback if config.exempt_loopback is not None \
+            else is_loopback(config.bind)
         self.guard = HostGuard(reactor, GuardLimits(
             config.max_connections, config.max_per_address, config.address_share,
-            config.address_burst, config.exempt_loopback))
+            config.address_burst, exempt, config.max_buffered))
         """Connection caps per address and in all; each address's time budget."""
         self.lobby = Lobby(self)
         self.port: IListeningPort | None = None
         self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
         self._random: Callable[[int], bytes] = secrets.token_bytes
-        if config.seed is not None:
+        seed = config.seed if config.seed is not None else seed_from_env()
+        if seed is not None:
             import random
-            rng = random.Random(config.seed)
+            rng = random.Random(seed)
             self._random = rng.randbytes
         self.matches_dir = self.data_dir / "matches"
         self.default_room: TableRoom | None = None
@@ -521,6 +554,13 @@ class HostNode(ServerFactory):
         self.stalled: dict[str, TableRoom] = {}
         """Tables waiting for the disk (a journal write failed): by table id."""
         self._disk_watch: IDelayedCall | None = None
+        self.records = 0
+        """Journal events appended by this run of the host."""
+        self.ended: OrderedDict[bytes, tuple[str, int, dict[str, Any]]] = OrderedDict()
+        """identity → (table, seat, match_end body) of the latest matches that ended, so a
+        seat that returns after its match ended hears the result and stops (bounded)."""
+        kill_at = os.environ.get(KILL_AT_RECORD, "")
+        self.kill_at: int | None = int(kill_at) if kill_at.isdigit() else None
         self.open_tables()
 
     def random_bytes(self, n: int) -> bytes:
@@ -623,6 +663,18 @@ class HostNode(ServerFactory):
     def stalled_identities(self) -> set[bytes]:
         return {s.identity for r in self.stalled.values() for s in r.slots
                 if s.identity is not None}
+    def journaled(self, journal: Any) -> None:
+        """One more event appended to a match's journal by this run of the host. With
+        `P2P_BURRACO_KILL_AT_RECORD=N` in the environment (the crash tests) the host makes
+        the N-th durable and kills itself with SIGKILL there, its replies still held: a
+        `kill -9` at exactly that journal record boundary, reproducible."""
+        self.records += 1
+        if self.kill_at is not None and self.records == self.kill_at:
+            journal.sync()
+            self.say(f"killed at journal record {self.records} [{KILL_AT_RECORD}]")
+            for handler in events.handlers:
+                handler.flush()
+            os.kill(os.getpid(), signal.SIGKILL)
 
     def say(self, text: str) -> None:
         """One line about what happens (joins, drops, timeouts, results, alarms)."""
@@ -720,6 +772,16 @@ class HostNode(ServerFactory):
     def own_bot_name(self, identity: bytes | None) -> str | None:
         return self.bot_names.get(identity) if identity is not None else None
 
+    def remember_end(self, room: TableRoom, result: dict[str, Any]) -> None:
+        """Keep who sat at a table whose match just ended, with its `match_end` body (the
+        latest ENDED_SEATS seats only: memory stays flat over any number of matches)."""
+        for seat, slot in enumerate(room.slots):
+            if slot.identity is not None:
+                self.ended.pop(slot.identity, None)
+                self.ended[slot.identity] = (room.id, seat, result)
+        while len(self.ended) > ENDED_SEATS:
+            self.ended.popitem(last=False)
+
     def table_over(self, room: TableRoom) -> None:
         """A table's match ended: it leaves the host's memory (its records are on disk);
         with `keep` a fresh default table opens; `all_done` fires when nothing is left."""
@@ -745,14 +807,19 @@ class HostNode(ServerFactory):
     def is_own_bot(self, identity: bytes) -> bool:
         return identity in self.own_bots
 
-    def buildProtocol(self, addr: Any) -> HostConnection:
-        """A connection past a cap is still built, to tell it `conn.too_many` and close."""
+    def buildProtocol(self, addr: Any) -> HostConnection | None:
+        """A connection past a cap is still built, to tell it `conn.too_many` and close; one
+        from an address whose time share is spent is not even accepted (closed at once:
+        accepting and refusing a flood of connections costs the host time too)."""
         address = str(getattr(addr, "host", "") or "")
+        if self.guard.spent(address):
+            return None
         refused = self.guard.admit(address)
         conn = HostConnection(self, address, refused)
         if refused is None:
             self.connections.add(conn)
             conn.hold_group = self.hold_group
+            conn.pool = self.guard.pool
         else:
             log.info("connection from %s refused: %s", address, refused)
         return conn

@@ -32,6 +32,10 @@ log = logging.getLogger(__name__)
 SOFTWARE = f"p2p-burraco/{__version__}"
 
 
+UNREACHABLE = "host not reachable, retrying… ({s} s so far)"
+"""What a peer holding a seat says while it waits for its host (console/words.py has it in
+Italian)."""
+
 RETRY_CODES = frozenset({"conn.too_many", "auth.timeout", "host.busy"})
 """Fatal refusals of a busy host: a peer holding a seat comes back later, with backoff."""
 
@@ -239,6 +243,10 @@ class PeerNode(ClientFactory):
         self._heard: dict[tuple[str, int], int] = {}   # (table, seat) → last line shown
         self._resync_refused = False
         self._pings = 0
+        self._released_marker = -1
+        self._asked_seat = False
+        """A seat was asked for and not yet given: lost then, the host may have seated us
+        (its answer lost with it), so the peer comes back to see (`ready` says)."""
 
     def random_bytes(self, n: int) -> bytes:
         return self._random(n)
@@ -287,7 +295,8 @@ class PeerNode(ClientFactory):
         then give up with a plain sentence."""
         if self.stopped or self.done.called:
             return
-        if not self.config.reconnect or self.seat is None:
+        if not self.config.reconnect or (self.seat is None and not self._asked_seat
+                                         and not self.seat_on_disk()):
             self.fail(error)
             return
         now = self.reactor.seconds()
@@ -299,7 +308,9 @@ class PeerNode(ClientFactory):
             self.fail(PeerError(f"{error}; gave up after {waited / 60:.0f} minute(s) of "
                                 "retrying"))
             return
-        self.notify_status(f"host unreachable, retrying… ({waited:.0f} s so far)")
+        self.notify_status(UNREACHABLE.format(s=f"{waited:.0f}"), UNREACHABLE,
+                           s=f"{waited:.0f}")
+        log.warning("%s: %s", error, UNREACHABLE.format(s=f"{waited:.0f}"))
         delay = self._backoff
         self._backoff = min(self._backoff * 2, self.config.reconnect_max_delay)
         self._retry = self.reactor.callLater(delay, self._reconnect)
@@ -309,9 +320,24 @@ class PeerNode(ClientFactory):
         if not (self.stopped or self.done.called):
             self.connector(self)
 
-    def notify_status(self, text: str) -> None:
+    def seat_on_disk(self) -> bool:
+        """This identity's last seat, kept on disk, is at this host and its match had not
+        ended: the peer holds a seat there even before its first connection (a player whose
+        machine restarted with the host's) and waits for the host rather than give up."""
+        saved = self.store.seat() if self.store is not None else None
+        if not saved:
+            return False
+        return saved.get("host") == self.config.host and \
+            saved.get("port") == self.config.port and saved.get("seat") is not None
+
+    def notify_status(self, text: str, template: str | None = None, **fields: Any) -> None:
+        """A line about the link (`template` and `fields`: the words the console translates;
+        `text` is the English one)."""
+        event: dict[str, Any] = {"type": "status", "text": text}
+        if template is not None:
+            event.update(template=template, fields=fields)
         try:
-            self.controller.notify({"type": "status", "text": text})
+            self.controller.notify(event)
         except Exception:  # a controller's display problem must not stop the protocol
             log.exception("controller.notify failed")
 
@@ -326,10 +352,13 @@ class PeerNode(ClientFactory):
             self.resumed(conn)
             return
         if self.seat is not None:
-            # we held a seat but the host no longer gives it back (grace expired)
-            self.notify_status("the seat was released while we were away")
-            self.seat_released()
+            # we held a seat the host does not give back: either its match ended (the host
+            # says so next, with a match_end) or the seat went to someone else after the
+            # grace — which, we know once our ping is answered with no match_end before it
+            self._released_marker = self._next_ping()
+            conn.send("ping", {"n": self._released_marker})
             return
+        self._asked_seat = True      # a host that dies before answering may have seated us
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
             return
@@ -366,6 +395,7 @@ class PeerNode(ClientFactory):
             self.table = b["table"]
             conn.send("join_table", {"table": b["table"], "seat": self.config.seat})
         elif t == "seated":
+            self._asked_seat = False
             self.table, self.seat = b["table"], b["seat"]
             self.table_info = b["info"]
             if self.store is not None:       # where this identity sits, for the player
@@ -390,9 +420,17 @@ class PeerNode(ClientFactory):
             state = "back" if b["connected"] else \
                 f"dropped ({(b['grace_ms'] or 0) // 1000} s grace)"
             self.controller.notify({"type": "log", "text": f"seat {b['seat']} {state}"})
+            for seat in self.table_info.get("seats") or []:
+                if seat.get("seat") == b["seat"]:     # the seats panel marks it away
+                    seat["connected"] = bool(b["connected"])
+                    self.seats_changed()
         elif t == "match_end":
             self.match_end(b)
         elif t == "pong":
+            if b["n"] == self._released_marker and not self.finished:
+                self.notify_status("the seat was released while we were away")
+                self.seat_released()
+                return
             if self._resyncing and b["n"] == self._resync_marker:
                 if self._resync_refused:
                     self._resync_refused = False
@@ -418,7 +456,11 @@ class PeerNode(ClientFactory):
                                           ("id", "game", "variant", "players", "status")}})
 
     def match_end(self, body: dict[str, Any]) -> None:
+        if body.get("table") != self.table:
+            return                  # a match this peer does not sit at (its last one's end)
         self.finished = True
+        if self.store is not None and self.seat_on_disk():
+            self.store.save_seat({})         # no seat is held there any more
         standings = body["standings"]
         client = self.seat_client
         if client is None or not client.match_over:   # a --hands limit, not the target
@@ -562,7 +604,10 @@ class PeerNode(ClientFactory):
         client = self.seat_client
         batch, self._resync_batch = self._resync_batch or [], None
         self._resyncing = False
-        replies = client.receive_all(batch) if batch else []
+        placed = self._by_index(batch)
+        if placed is None:
+            return
+        replies = client.receive_all(placed) if placed else []
         inflight = client.unacknowledged()
         if inflight is not None and inflight not in replies:
             # lost with the old socket, or held by the host (a commitment is relayed only
@@ -570,6 +615,46 @@ class PeerNode(ClientFactory):
             # accepted as a no-op, and a refusal of it is the seat's to hear
             self._send_table([inflight])
         self._send_table(replies)
+
+    def _by_index(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        """The resync answer placed by index: it is each hand's log from its hand_start
+        (index 0) on, in order, so the i-th entry after a hand_start is entry i. Anything
+        before the first hand_start reached us ahead of the answer (a host that relays to a
+        seat still resyncing) and is in the answer again at its place: dropped. An entry this
+        seat already holds at that index is a duplicate and must be the same one; one that
+        differs means the two logs diverged — the peer stops with a clear message rather
+        than build on it (None)."""
+        start = next((i for i, m in enumerate(batch) if m.get("type") == "hand_start"), None)
+        if start is None:
+            return [m for m in batch if m.get("type") == "clock"]
+        from ..fairdeal import signing
+
+        client = self.seat_client
+        replica = getattr(client, "replica", None)
+        held = replica.deal.hashes if replica is not None else []
+        held_id = replica.hand_id if replica is not None else None
+        out: list[dict[str, Any]] = []
+        index, hand_id = -1, None
+        for msg in batch[start:]:
+            mtype = msg.get("type")
+            if mtype == "hand_start":
+                index, hand_id = 0, msg.get("hand_id")
+            elif mtype in ("hand_end", "clock") or mtype == "refusal" and not msg.get("logged"):
+                out.append(msg)
+                continue
+            else:
+                index += 1
+            if hand_id == held_id and index < len(held):
+                if signing.entry_hash(msg) != held[index]:
+                    self.fail(PeerError(f"the host's log of this hand differs at entry {index} "
+                                        "from the one this seat holds", "host_fault"))
+                    if self.conn is not None:
+                        self.conn.drop()
+                    return None
+                if index > 0:
+                    continue                 # held already, at this very place
+            out.append(msg)
+        return out
 
     def _next_ping(self) -> int:
         self._pings += 1
@@ -645,6 +730,8 @@ class PeerNode(ClientFactory):
         """Our seat went to someone else while we were away: this match is over for us."""
         self.seat_client = None
         self.seat = None
+        if self.store is not None and self.seat_on_disk():
+            self.store.save_seat({})         # no seat is held there any more
         self.fail(PeerError("our seat was given away after the grace period ran out",
                             "seat_released"))
 

@@ -42,6 +42,10 @@ class SeatSlot:
     bot: bool = False
     bot_name: str | None = None
     away: IDelayedCall | None = None
+    syncing: bool = False
+    """Back after a drop and its `resync` not yet answered: no table message reaches it
+    before the answer (which holds everything relayed so far), so its log is built in
+    index order, never a live entry ahead of the entries before it."""
 
     @property
     def taken(self) -> bool:
@@ -94,6 +98,10 @@ class TableRoom:
         self._deadline: IDelayedCall | None = None
         self._deadline_at: int | None = None
         self._dealing = False
+        self.ending = False
+        """Restored after the match had ended, its result not yet written (`_end_restored`)."""
+        self._clock: tuple[dict[str, Any], int] | None = None
+        """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
 
     # --- restoring a match after a restart ------------------------------------------------
@@ -120,13 +128,30 @@ class TableRoom:
             slot.name = room.driver.names[s]
             slot.bot_name = bots.get(str(s))
             slot.bot = slot.bot_name is not None
-        room.status = "over" if room.driver.stage == "over" else "playing"
+        room.status = "playing"
+        if room.driver.stage == "over":
+            # killed after the last hand's record, before the result: the seats come back,
+            # resync (the last hand_end they may not have heard), then hear the result —
+            # or their grace runs out — and the result is written then (`_end_restored`)
+            room.ending = True
+            node.say(f"{room.id}: match {room.match_id.hex()[:8]} had ended; its result "
+                     "goes out once its seats are back")
+            for s in range(room.players):
+                room._start_away(s)
+            return room
         room._run({"e": "resume"})
         node.say(f"{room.id}: match {room.match_id.hex()[:8]} resumed from its journal "
                  f"(hand {room.driver.hand_no + 1}, stage {room.driver.stage})")
         for s, slot in enumerate(room.slots):
             room._start_away(s)
         return room
+
+    def _end_restored(self) -> None:
+        """A restored match that had ended: its result once every seat is back and has its
+        resync answered (or a grace ran out)."""
+        if self.ending and self.status == "playing" and \
+                all(s.conn is not None and not s.syncing for s in self.slots):
+            self.end_match()
 
     # --- lobby ---------------------------------------------------------------------
     def free_seats(self) -> list[int]:
@@ -196,7 +221,9 @@ class TableRoom:
     def send_to(self, seat: int | None, mtype: str, body: dict[str, Any]) -> None:
         """To one seat, or to every connected seat when `seat` is None (validated and
         packed once for all of them)."""
-        targets = range(self.players) if seat is None else (seat,)
+        targets: Sequence[int] = range(self.players) if seat is None else (seat,)
+        if seat is None and any(s.syncing for s in self.slots) and _table_layer(mtype):
+            targets = [i for i in targets if not self.slots[i].syncing]
         conns = [c for c in (self.slots[i].conn for i in targets) if c is not None]
         if not conns:
             return
@@ -237,8 +264,24 @@ class TableRoom:
             raise WireError("table.no_hand", "the match has not started", ref=frame.seq)
         msg = tm.from_body(frame.type, frame.body)
         if frame.type == "resync":
+            self.slots[seat].syncing = False     # its answer is the next thing it hears
             self._resend_closed(seat, msg.get("hand_id"))
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
+        if frame.type == "resync":
+            self._send_clock(seat)
+            if self.ending:
+                self._end_restored()
+
+    def _send_clock(self, seat: int) -> None:
+        """The clocks as they stand, to a seat that just resynced (it heard no `clock`
+        while it was away or resyncing): the last notice, its time left brought up to now."""
+        if self._clock is None:
+            return
+        body, at = self._clock
+        body = dict(body)
+        if isinstance(body.get("ms"), int):
+            body["ms"] = max(0, body["ms"] - max(0, self.node.now_ms() - at))
+        self.send_to(seat, "clock", body)
 
     def _resend_closed(self, seat: int, hand_id: Any) -> None:
         """A resync naming the hand that closed since, no longer in memory: its log and
@@ -265,16 +308,20 @@ class TableRoom:
         step = driver.apply({**event, "t": self.node.now_ms()})
         if step.journal is not None:
             journal.append(step.journal)
+            self.node.journaled(journal)
         if step.record is not None:
             name = transcript_name(step.record.hand_no)
             journal.write_record(name, step.record.transcript.to_bytes())
             self.transcripts.append(name)
             journal.append(driver.checkpoint())
+            self.node.journaled(journal)
         if journal.dirty:                    # nothing leaves before it is on disk
             self.node.durable(journal)
         self._deliver(step.out, sender, ref)
         for line in step.lines:
             self.node.say(f"{self.id}: {line}")
+        if step.record is not None and not step.over:
+            self._replace_gone(step.record.outcome)
         if step.over and self.status == "playing":
             self.end_match()
         elif self.status == "playing":
@@ -293,6 +340,8 @@ class TableRoom:
                 self._count_refusal(to)
             elif mtype == "refusal" and to is not None:
                 self._count_refusal(to)
+            elif mtype == "clock" and to is None:
+                self._clock = (body, self.node.now_ms())
             self.send_to(to, str(mtype), body)
 
     def _count_refusal(self, seat: int | None) -> None:
@@ -383,8 +432,9 @@ class TableRoom:
                                                 default=_json_default).encode() + b"\n")
         journal.append({"e": "end", "t": self.node.now_ms(), "reason": self.reason})
         journal.sync()
-        self.send_to(None, "match_end", {"table": self.id, "standings": self.standings,
-                                         "reason": self.reason})
+        ended = {"table": self.id, "standings": self.standings, "reason": self.reason}
+        self.node.remember_end(self, ended)
+        self.send_to(None, "match_end", ended)
         self.node.say(f"{self.id}: match over ({self.reason}): {self.summary()}")
         journal.close()
         self.node.table_over(self)
@@ -447,6 +497,7 @@ class TableRoom:
             slot.away.cancel()
         slot.away = None
         slot.conn = conn
+        slot.syncing = self.driver is not None     # until its resync is answered
         conn.room, conn.seat = self, seat
         self.node.say(f"{self.id}: {slot.name} (seat {seat}) is back")
         self.send_to(None, "seat_status", {"seat": seat, "connected": True, "grace_ms": None})
@@ -456,12 +507,33 @@ class TableRoom:
             self._schedule()
             self._maybe_deal()
 
+    def _replace_gone(self, outcome: Any) -> None:
+        """A hand ended by a seat gone past its grace, the match going on (TABLE-14): its
+        grace is spent, so a host bot takes the seat from the next hand at once."""
+        seat = outcome.seat
+        if outcome.kind != "abandon" or outcome.cause != "grace" or seat is None \
+                or outcome.result.extra.get("replaced") != seat:
+            return
+        slot = self.slots[seat]
+        if slot.conn is not None or self.node.bot_controller is None:
+            return
+        if slot.away is not None and slot.away.active():
+            slot.away.cancel()
+        self.node.say(f"{self.id}: {slot.name} (seat {seat}) did not come back; a bot "
+                      "takes the seat from the next hand [TABLE-14]")
+        self.slots[seat] = SeatSlot()
+        self.broadcast_lobby()
+        self.node.add_bot(self.id, seat)
+
     def _away_expired(self, seat: int) -> None:
         """A seat stayed away between hands past its grace: a host bot takes it from the
         next hand if the table allows (TABLE-3), else its side loses by abandonment."""
         slot = self.slots[seat]
         slot.away = None
         driver = self.driver
+        if self.ending and self.status == "playing" and slot.conn is None:
+            self.end_match()                 # the result, without the seat that is not back
+            return
         if slot.conn is not None or self.status != "playing" or driver is None \
                 or driver.stage not in ("idle", "between"):
             return
@@ -473,6 +545,16 @@ class TableRoom:
             self.node.add_bot(self.id, seat)
             return
         self._run({"e": "lost", "seat": seat, "cause": "grace"})
+
+
+def _table_layer(mtype: str) -> bool:
+    """A table-layer message (what a seat still resyncing must not hear yet)."""
+    from .. import wire
+
+    try:
+        return wire.registry().get(mtype).layer == "table"
+    except (KeyError, WireError):
+        return False
 
 
 def _json_default(v: Any) -> Any:

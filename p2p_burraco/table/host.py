@@ -153,6 +153,8 @@ class HostTable:
         self.turn_since = 0
         self.turn_hand: Any = None      # the hand state the running move clock began on
         self.signoff_since = 0
+        self.held_since: int | None = None
+        """Since when the hand waits on an absent seat (`waiting_on`): no other clock runs."""
         self._clock_shown: tuple[Any, ...] | None = None
 
     # ------------------------------------------------------------------ public facts
@@ -203,6 +205,7 @@ class HostTable:
         else:
             raise ValueError(f"unknown event {kind!r}")
         self._track_clocks()
+        self._hold_clocks()
         step.out.extend(self._clock_notice())
         return step
 
@@ -271,6 +274,7 @@ class HostTable:
         self.due_since = [self.now] * self.n_seats
         self.turn_since = self.now
         self.signoff_since = self.now
+        self.held_since = None
         return Step(journal={"e": "resume", "t": self.now})
 
     # ------------------------------------------------------------------ seat messages
@@ -390,7 +394,32 @@ class HostTable:
                 self.away_since[seat] = self.now
             else:
                 self.due_since[seat] = self.now
+        self._hold_clocks()
         return self._clock_notice()
+
+    # ------------------------------------------------------------------ an absent seat
+    def waiting_on(self) -> list[int]:
+        """The absent seats the hand waits on: dropped, owing a step or a move, not yet out
+        of the hand. While there is one, no other seat's clock runs (TABLE-13)."""
+        replica = self.replica
+        if self.stage != "hand" or replica is None:
+            return []
+        return [s for s in range(self.n_seats) if not self.connected[s]
+                and self.due_kind[s] is not None and s not in replica.gone]
+
+    def _hold_clocks(self) -> None:
+        """Stop every present seat's clock while the hand waits on an absent one, and start
+        them again, the time held not counted, when it no longer does (TABLE-13)."""
+        waiting = bool(self.waiting_on())
+        if waiting and self.held_since is None:
+            self.held_since = self.now
+        elif not waiting and self.held_since is not None:
+            held_from, self.held_since = self.held_since, None
+            for seat in range(self.n_seats):
+                if self.connected[seat]:
+                    self.due_since[seat] += max(0, self.now - max(self.due_since[seat],
+                                                                  held_from))
+            self.turn_since += max(0, self.now - max(self.turn_since, held_from))
 
     def next_deadline(self) -> tuple[int, int, str] | None:
         """(when, seat, kind) of the first clock to run out, or None: the net layer calls
@@ -421,6 +450,8 @@ class HostTable:
         if not self.connected[seat]:
             return (max(self.away_since[seat], self.due_since[seat]) + rules.grace_ms, seat,
                     "grace")
+        if self.held_since is not None:
+            return None                 # the hand waits on an absent seat (TABLE-13)
         if owed == "move" and not replica.bot_plays(seat):
             options = []
             if rules.turn_ms is not None:
@@ -502,6 +533,9 @@ class HostTable:
         if self.stage == "hand" and self.replica is not None and self.turn_seat is not None \
                 and self.due_kind[self.turn_seat] == "move":
             due = self._deadline_of(self.turn_seat)
+        absent = self.waiting_on() if self.held_since is not None else []
+        if absent:                     # the grace of the seat the hand waits on (TABLE-13)
+            due = self._deadline_of(absent[0])
         if due is None and self.stage == "hand" and self._clock_shown is not None:
             return []       # between two moves (keys on their way): keep the last one shown
         seat, kind, ms = (None, "none", None) if due is None else \

@@ -22,7 +22,7 @@ from typing import Any
 
 from ..fairdeal import signing
 from ..fairdeal.audit import Fault
-from ..games.base import HandResult, forfeit_result
+from ..games.base import HandResult, ScoreLine, forfeit_result
 from .replica import HandReplica, void_result
 
 RESULT_DOMAIN = b"p2p-burraco/result/v1\x00"
@@ -84,6 +84,8 @@ def decide(replica: HandReplica, faults: Sequence[Fault], deal_known: bool) -> H
             return _forfeit(replica, seat, "stall", index, "a protocol step withheld past "
                                                            "its deadline [TABLE-5]")
         abandoned = getattr(hand, "abandoned_by", None)
+        if kind == "grace" and replica.rules.bots and replica.game == "burraco":
+            return _replaced(replica, seat, index)
         if abandoned == seat:
             try:
                 return HandOutcome("abandon", hand.result(), seat, kind, index)
@@ -104,6 +106,23 @@ def decide(replica: HandReplica, faults: Sequence[Fault], deal_known: bool) -> H
         return HandOutcome("scored", hand.result())
     return HandOutcome("void", void_result(state.match, "incomplete"), None, "incomplete",
                        None, "the log stops before the hand could be scored")
+
+
+def _replaced(replica: HandReplica, seat: int, where: int) -> HandOutcome:
+    """A Burraco seat gone past its grace mid-hand at a table that allows bots (TABLE-14):
+    the hand ends by its abandonment and scores nothing, but the match goes on — a host bot
+    takes the seat from the next hand — so the result names no seat that ends the match."""
+    sides_raw = replica.state0.match.standings().get("sides") or \
+        [[s] for s in range(replica.n_seats)]
+    sides = tuple(tuple(int(s) for s in side) for side in sides_raw)
+    breakdown = tuple((ScoreLine("abandoned: away past its grace", 0),) if seat in side
+                      else () for side in sides)
+    result = HandResult(sides=sides, points=(0,) * len(sides), breakdown=breakdown,
+                        reason="abandon", extra={"credit": [0] * replica.n_seats,
+                                                 "replaced": seat})
+    return HandOutcome("abandon", result, seat, "grace", where,
+                       "away past its grace: a bot takes the seat from the next hand "
+                       "[TABLE-14]")
 
 
 def _forfeit(replica: HandReplica, seat: int, cause: str, where: int | None, detail: str,
