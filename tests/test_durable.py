@@ -397,7 +397,7 @@ def test_a_hand_closed_in_the_journal_gets_its_record_back_on_restart(tmp_path: 
     the match's result.json."""
     import msgpack
 
-    host = Host(tmp_path, [*BRISCOLA, "--hands", "2"])
+    host = Host(tmp_path, [*BRISCOLA, "--hands", "2", "--grace", "2"])
     peers = [join(tmp_path, host.port, n) for n in ("ann", "bob")]
     assert host.finish() == 0, "\n".join(host.lines)
     _finish_peers(peers, host)
@@ -412,6 +412,8 @@ def test_a_hand_closed_in_the_journal_gets_its_record_back_on_restart(tmp_path: 
     (d / "hand-002.p2pb").unlink()
     (d / "result.json").unlink()
     since = len(host.lines)
+    # the restored match had ended: it waits for its seats to hear the last hand_end (they
+    # have gone), for the match's grace (2 s here), then writes its result
     host.spawn()
     assert host.finish() == 0, "\n".join(host.lines)
     assert "wrote the missing record(s) hand-002.p2pb" in "\n".join(host.lines[since:])
