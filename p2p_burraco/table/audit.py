@@ -240,12 +240,13 @@ def settle_live(replica: HandReplica) -> HandAudit | None:
 
 
 def audit_hand(entries: Sequence[Mapping[str, Any]], state: MatchState | None = None,
-               passes: bool = True) -> HandAudit:
+               passes: bool = True, compose: bool = False) -> HandAudit:
     """Audit a hand's log before it closes (host and peers): crypto, the judge, the outcome.
     `state`: the match before the hand, when the caller has folded it itself (a peer, an
     auditor of a whole match); otherwise the hand_start's snapshot. `passes=False`: the
-    host's quick audit (see `fairdeal.audit.audit_log`)."""
-    verdict = audit_log(entries, judge_alarms=False, passes=passes)
+    host's quick audit (see `fairdeal.audit.audit_log`). `compose=True`: a seat's own audit
+    before it signs off checks the passes all at once first (`audit_log`, PROTOCOL § 9)."""
+    verdict = audit_log(entries, judge_alarms=False, passes=passes, compose=compose)
     if not entries or any(f.what == "bad_hand_start" for f in verdict.faults):
         return HandAudit(verdict, entries[0] if entries else {})
     return _replay(entries, verdict, state)

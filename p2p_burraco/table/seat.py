@@ -529,7 +529,7 @@ class SeatClient:
         replica, match = self.replica, self.match
         assert replica is not None and match is not None
         start = match.copy()
-        report = audit_hand(replica.deal.log, start, passes=self.audit)
+        report = audit_hand(replica.deal.log, start, passes=self.audit, compose=True)
         self._report = report
         if report.outcome is not None and report.state_after is not None:
             self._result_hash = report.result_hash(replica.deal.head)
