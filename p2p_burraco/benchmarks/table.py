@@ -47,6 +47,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="fraction of --seconds left out of the figures (default 0.25)")
     p.add_argument("--strategy", default="greedy", help="bot strategy (default greedy)")
     p.add_argument("--seed", type=int, default=None, help="seed the bots' choices")
+    p.add_argument("--profile", type=Path, default=None, metavar="DIR",
+                   help="run every process under cProfile (process-time clock) and write "
+                        "DIR/host.pstats, DIR/seat-N.pstats; print each one's top 15")
     p.add_argument("--peer", action="store_true", help=argparse.SUPPRESS)
 
 
@@ -64,6 +67,7 @@ def peer_main(argv: list[str]) -> int:
     p.add_argument("--players", type=int, required=True)
     p.add_argument("--strategy", default="greedy")
     p.add_argument("--seed", type=int, default=None)
+    p.add_argument("--profile", type=Path, default=None)
     args = p.parse_args(argv)
 
     import logging
@@ -102,7 +106,17 @@ def peer_main(argv: list[str]) -> int:
         node.start()
         return node.done
 
-    run_reactor(start)
+    profiler = None
+    if args.profile is not None:
+        import cProfile
+        profiler = cProfile.Profile(time.process_time)
+        profiler.enable()
+    try:
+        run_reactor(start)
+    finally:
+        if profiler is not None:
+            profiler.disable()
+            profiler.dump_stats(str(args.profile))
     return 0
 
 
@@ -144,13 +158,19 @@ def run(args: argparse.Namespace) -> int:
     if args.seconds <= 0 or not 0 <= args.warmup < 1:
         raise ValueError("--seconds must be positive and --warmup in [0, 1)")
     players = args.players or (4 if args.game == "burraco" else 2)
+    profile = args.profile.resolve() if args.profile is not None else None
+    if profile is not None:
+        profile.mkdir(parents=True, exist_ok=True)
     costs = unit_costs()
     with open("/proc/loadavg") as f:
         load_before = " ".join(f.read().split()[:3])
 
     with tempfile.TemporaryDirectory(prefix="p2pb-bench-table-") as tmp:
-        host = spawn([sys.executable, "-m", "p2p_burraco.benchmarks.hostproc", "--port", "0",
-                      "--data-dir", tmp, "--max-tables", "4", "--count-crypto"])
+        host_cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.hostproc", "--port", "0",
+                    "--data-dir", tmp, "--max-tables", "4", "--count-crypto"]
+        if profile is not None:
+            host_cmd += ["--profile", str(profile / "host.pstats")]
+        host = spawn(host_cmd)
         peers: list[Proc] = []
         try:
             m = host.out.wait_for(r"listening on [\d.]+:(\d+)", host.popen, 60)
@@ -169,6 +189,8 @@ def run(args: argparse.Namespace) -> int:
                     cmd += ["--variant", args.variant]
                 if args.seed is not None:
                     cmd += ["--seed", str(args.seed * 100 + seat)]
+                if profile is not None:
+                    cmd += ["--profile", str(profile / f"seat-{seat}.pstats")]
                 return cmd
             peers.append(spawn(seat_cmd(0, None)))
             m = peers[0].out.wait_for(TABLE_LINE.pattern, peers[0].popen, 60)
@@ -234,6 +256,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"  tracebacks ({len(errors)}):")
         for x in errors[:8]:
             print(f"    {x}")
+    if profile is not None:
+        from .host import print_profile
+        for name in ["host"] + [f"seat-{i}" for i in range(players)]:
+            print(f"\n===== {name}")
+            print_profile(profile / f"{name}.pstats", "cpu", 15)
     return 1 if errors else 0
 
 
