@@ -43,13 +43,12 @@ def install() -> None:
         raise RuntimeError("counting.install() must run before p2p_burraco.fairdeal loads")
     import nacl.bindings as nb
 
-    nb.crypto_scalarmult_ed25519_noclamp = _counted(        # type: ignore[attr-defined]
-        "mult", nb.crypto_scalarmult_ed25519_noclamp)
-    nb.crypto_sign_open = _counted("verify", nb.crypto_sign_open)  # type: ignore[attr-defined]
-    from ..fairdeal import envelope, signing     # signing looks nacl.bindings up per call
+    nb.crypto_scalarmult_ed25519_noclamp = _counted("mult", nb.crypto_scalarmult_ed25519_noclamp)
+    nb.crypto_sign_open = _counted("verify", nb.crypto_sign_open)
+    from ..fairdeal import envelope, signing  # signing looks nacl.bindings up per call
 
-    signing.sign = _counted("sign", signing.sign)                 # type: ignore[assignment]
-    envelope._key = _counted("x25519", envelope._key)             # type: ignore[assignment]
+    signing.sign = _counted("sign", signing.sign)
+    envelope._key = _counted("x25519", envelope._key)
     _installed[0] = True
 
 

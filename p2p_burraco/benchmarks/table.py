@@ -135,7 +135,7 @@ def samples(lines: list[tuple[float, str]]) -> list[Sample]:
         m = COUNT_LINE.match(x)
         if m:
             out.append(Sample(float(m.group(1)), float(m.group(2)),
-                              dict(zip(KINDS, (int(g) for g in m.groups()[2:])))))
+                              dict(zip(KINDS, (int(g) for g in m.groups()[2:]), strict=True))))
     return out
 
 
@@ -234,7 +234,7 @@ def run(args: argparse.Namespace) -> int:
           + "  ".join(f"{k + '/hand':>12}" for k in KINDS))
     names = ["host"] + [f"seat {i}" for i in range(players)]
     total_cpu = total_floor = 0.0
-    for name, proc in zip(names, [host] + peers):
+    for name, proc in zip(names, [host, *peers], strict=False):  # a seat may not have started
         series = samples(proc.out.lines)
         a, b = at(series, t_warm), at(series, t_end)
         if a is None or b is None or b.t <= a.t:

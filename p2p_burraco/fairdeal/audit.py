@@ -327,7 +327,8 @@ def _final_deck_deal(log: _Log, secrets: Mapping[int, SeatSecrets], points: Sequ
     for k, (_, seat, kind, e) in enumerate(log.passes):
         deck = e.get("deck")
         if seat != k % s_count or kind != ("shuffle" if k < s_count else "lock") \
-                or e.get("input_hash") != deck_hash(prev) or deck_shape_error(deck, n):
+                or e.get("input_hash") != deck_hash(prev) or deck_shape_error(deck, n) \
+                or not isinstance(deck, list):
             return None
         prev = deck
     order = list(range(n))
