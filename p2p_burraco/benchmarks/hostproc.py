@@ -40,6 +40,9 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--idle-timeout", type=float, default=120.0)
     p.add_argument("--step-deadline", type=float, default=30.0)
     p.add_argument("--profile", type=Path, default=None, help="write cProfile stats here")
+    p.add_argument("--count-crypto", action="store_true",
+                   help="count the cryptography done (benchmarks.counting) and print it "
+                        "every second as a `bench-count` line")
     p.add_argument("--profile-clock", choices=("cpu", "wall"), default="cpu",
                    help="cpu: time.process_time (what the host spends; waits in epoll and "
                         "fdatasync hardly count); wall: time.perf_counter (default cpu)")
@@ -132,6 +135,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     configure_logging()
 
+    if args.count_crypto:
+        from . import counting
+        counting.install()           # before net.host imports fairdeal
     # (the errors Twisted itself catches — in a Deferred, a callLater — it logs as critical,
     # which it prints on stderr by default: the bench counts their tracebacks there)
     from ..net.host import HostConfig, start_host
@@ -158,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
 
         def report() -> None:
             print(clocks.line(), flush=True)
+            if args.count_crypto:
+                from . import counting
+                print(counting.line(), flush=True)
             reactor.callLater(1.0, report)
         report()
         return node.all_done   # never fires (no exit_when_done): SIGTERM stops the reactor

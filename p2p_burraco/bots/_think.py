@@ -13,8 +13,16 @@ from __future__ import annotations
 import math
 import time
 
-HARD_STOP = 1.5
-"""The search stops at this many times its budget, whatever the iterations say."""
+HARD_STOP = 1.2
+"""The search stops at this many times its budget, whatever the iterations say: checked
+inside a deal's playouts too (`Budget.expired`), so a move overruns it by at most one bot
+decision of a playout — the table waits at most ~1.25 × `--think`."""
+
+
+class OutOfTime(Exception):
+    """Raised inside a playout past the safety-net deadline: the deal under way is dropped
+    (a row of the paired comparison is whole or absent) and the search answers with what it
+    has — the heuristic's own choice when that is nothing."""
 
 
 def check_think(think: float | None) -> None:
@@ -26,11 +34,24 @@ def check_think(think: float | None) -> None:
 class Budget:
     """Iterations for one decision and the safety-net deadline."""
 
-    def __init__(self, think: float, cost_per_iteration: float, minimum: int = 2) -> None:
+    def __init__(self, think: float, cost_per_iteration: float, minimum: int = 2,
+                 started: float | None = None) -> None:
+        """`started`: the `time.perf_counter()` at which the move began (default now): what
+        the bot did before its search (reading the table, its hunch) counts too."""
         check_think(think)
         self.minimum = minimum
         self.iterations = max(minimum, int(think / cost_per_iteration))
-        self.deadline = time.perf_counter() + HARD_STOP * think
+        begun = time.perf_counter() if started is None else started
+        self.deadline = begun + HARD_STOP * think
+
+    def expired(self) -> bool:
+        """Past the safety-net deadline? (Asked inside playouts: no minimum.)"""
+        return time.perf_counter() > self.deadline
+
+    def check(self) -> None:
+        """OutOfTime once past the deadline (a playout's loop calls it at each step)."""
+        if time.perf_counter() > self.deadline:
+            raise OutOfTime
 
     def out_of_time(self, done: int) -> bool:
         """Stop now? Never before `minimum` iterations (fewer tell the search nothing: a

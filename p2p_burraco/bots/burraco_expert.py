@@ -45,12 +45,13 @@ next to this file: read it before changing the bot.
 from __future__ import annotations
 
 import random
+import time
 
 from ..games.base import Action, HandState, Seat
 from ..games.burraco import Attach, BurracoHand, Discard, Meld
 from ._burraco_eval import Evaluator
 from ._seen import seen_ids, unseen_ids
-from ._think import Budget, PairedMeans
+from ._think import Budget, OutOfTime, PairedMeans
 from .burraco_greedy import GreedyBot
 from .burraco_heuristic import HeuristicBot
 
@@ -88,13 +89,14 @@ class ExpertBot:
         if state.to_move != seat:
             raise RuntimeError(f"it is not seat {seat}'s turn")
         self.last_iterations = 0
+        started = time.perf_counter()
         hunch = self.heuristic.choose(state, seat)
         candidates = self._candidates(state, seat, hunch)
         if len(candidates) == 1:
             return hunch
         # the cost of one determinization grows with the candidates (2 for a meld, up to 4
         # for a discard): priced per candidate, every decision takes about `think` seconds
-        budget = Budget(self.think, COST_PER_ROLLOUT * len(candidates))
+        budget = Budget(self.think, COST_PER_ROLLOUT * len(candidates), started=started)
         seen = seen_ids(state, seat)
         hidden = [p for p in range(len(state.deck)) if p not in seen]
         pool = unseen_ids(state, seat, seen)
@@ -108,7 +110,11 @@ class ExpertBot:
             deal.update(zip(hidden, pool))
             root = state.with_cards(deal)
             seed = self.rng.getrandbits(64)
-            acc.add([self._rollout(root, seat, a, ev, seed) for a in candidates])
+            try:
+                row = [self._rollout(root, seat, a, ev, seed, budget) for a in candidates]
+            except OutOfTime:       # the safety net, inside the playouts: drop this deal
+                break
+            acc.add(row)
         self.last_iterations = acc.n
         best, best_gain = 0, 0.0
         sigmas = SIGMAS_DRAW if state.phase == "draw" else SIGMAS
@@ -150,7 +156,7 @@ class ExpertBot:
         return [hunch] + [a for _, a in scored[:WIDTH]]
 
     def _rollout(self, root: BurracoHand, seat: Seat, action: Action, ev: Evaluator,
-                 seed: int) -> float:
+                 seed: int, budget: Budget | None = None) -> float:
         """Apply `action` on a copy of the determinization; the seat ends its turn as the
         heuristic, then greedy bots play the hand out; the seat's side's final margin."""
         state = root.copy()
@@ -165,6 +171,8 @@ class ExpertBot:
             s = state.to_move
             if s is None:
                 break
+            if budget is not None:
+                budget.check()         # OutOfTime past the safety net
             bot = bots[s] if s != seat or state.turns == own_turn else greedy_me
             state.apply(s, bot.choose(state, s))
         return final_margin(state, seat) if state.is_over else ev.margin(state)

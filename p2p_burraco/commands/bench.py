@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import importlib
 
-HELP = "measure performance: engine | deal | draw | bots | host | match"
-BENCHES: tuple[str, ...] = ("engine", "deal", "draw", "bots", "host", "match")
+HELP = "measure performance: engine | deal | draw | bots | host | match | table"
+BENCHES: tuple[str, ...] = ("engine", "deal", "draw", "bots", "host", "match", "table")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

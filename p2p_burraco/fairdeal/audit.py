@@ -27,7 +27,7 @@ from . import signing
 from .deal import HOST_TYPES, SEAT_TYPES, HandStartProblem, hand_start_problem, x25519_key_error
 from .derive import SEED_BYTES, SeatSecrets, commitment
 from .envelope import EnvelopeError, open_box
-from .group import BadPoint, card_points, invalid_points, is_valid_point
+from .group import BadPoint, card_points, invalid_points, is_valid_point, mul_each, scalar_product
 from .passes import claim_holds, deck_hash, deck_shape_error, lock_pass, shuffle_pass
 from .transcript import Transcript, TranscriptError, log_hash
 
@@ -242,13 +242,13 @@ def _collect(log: _Log, i: int, seat: int, t: str, e: Mapping[str, Any],
 
 # --------------------------------------------------------------------------- the audit
 
-_AUDITS: dict[tuple[bytes, bool, bool, bool], Verdict] = {}
+_AUDITS: dict[tuple[bytes, bool, bool, bool, bool], Verdict] = {}
 _AUDITS_MAX = 64
 
 
 def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
               passes: bool = True, key: bytes | None = None,
-              hashes: Sequence[bytes] | None = None) -> Verdict:
+              hashes: Sequence[bytes] | None = None, compose: bool = False) -> Verdict:
     """Audit a hand's log — what the host and every peer run at the end of a hand.
     `judge_alarms=False` leaves the alarms to a caller that finds more faults first (the
     table audit: an alarm may be about a rule, not a key). `passes=False` is the host's
@@ -264,12 +264,16 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
     audited once, not once per node. The caller gets its own copy. `key`: the log's hash
     when the caller keeps it already (a replica's `head`). `hashes`: the entry hashes of a
     log the caller verified entry by entry as it grew (a live replica's): signatures and
-    hashes are then not recomputed (see `_walk`)."""
+    hashes are then not recomputed (see `_walk`). `compose=True` (a seat's own audit before
+    it signs off, PROTOCOL § 9): the passes are first checked all at once — the final locked
+    deck against the one the seeds derive from the card points, one multiplication a card
+    (`_final_deck_deal`) — and recomputed pass by pass, to name who deviated, only when that
+    fails; `verify` (and so the history) always goes pass by pass."""
     cache_key = (key if key is not None else log_hash(entries), judge_alarms, passes,
-                 hashes is not None)
+                 hashes is not None, compose)
     kept = _AUDITS.get(cache_key)
     if kept is None:
-        kept = _audit_log(entries, judge_alarms, passes, hashes)
+        kept = _audit_log(entries, judge_alarms, passes, hashes, compose)
         if len(_AUDITS) >= _AUDITS_MAX:
             _AUDITS.clear()
         _AUDITS[cache_key] = kept
@@ -277,8 +281,46 @@ def audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool = True,
                    list(kept.notes))
 
 
+def _final_deck_deal(log: _Log, secrets: Mapping[int, SeatSecrets], points: Sequence[bytes]
+                     ) -> tuple[list[int], list[bytes]] | None:
+    """The deal and the final locked deck when the recorded passes, taken together, are
+    exactly what the revealed seeds derive; None when anything differs (the caller then
+    recomputes pass by pass to name the author).
+
+    Why this holds: a shuffle pass gives D'[j] = k_i·D[π_i(j)] and a lock pass
+    L'[j] = (k_ij·k_i⁻¹)·L[j], so after every seat's two passes L[j] = (∏_i k_ij)·P[deal[j]]:
+    one multiplication a card checks the deck the cards are drawn from, against 2·S a card
+    pass by pass. Each pass must still name the deck before it (`input_hash`) and have the
+    shape of a deck. What it does not check is an intermediate deck that only colluding
+    seats, one after another, worked on (an honest seat's pass on a wrong deck makes the
+    final deck wrong): the deal is the seeds' either way, and `verify` names them."""
+    n, s_count = log.n_cards, log.n_seats
+    if len(log.passes) != 2 * s_count or len(secrets) != s_count:
+        return None
+    prev: Sequence[bytes] = points
+    for k, (_, seat, kind, e) in enumerate(log.passes):
+        deck = e.get("deck")
+        if seat != k % s_count or kind != ("shuffle" if k < s_count else "lock") \
+                or e.get("input_hash") != deck_hash(prev) or deck_shape_error(deck, n) \
+                or not isinstance(deck, list):
+            return None
+        prev = deck
+    order = list(range(n))
+    for seat in range(s_count):
+        perm = secrets[seat].permutation
+        order = [order[perm[j]] for j in range(n)]
+    locks = [secrets[seat].lock_keys for seat in range(s_count)]
+    try:
+        expected = mul_each([scalar_product(ks[j] for ks in locks) for j in range(n)],
+                            [points[c] for c in order])
+    except BadPoint:          # pragma: no cover - ∏ k_ij is never 0 (each key is in 1..ℓ-1)
+        return None
+    return (order, list(prev)) if expected == list(prev) else None
+
+
 def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
-               passes: bool, hashes: Sequence[bytes] | None = None) -> Verdict:
+               passes: bool, hashes: Sequence[bytes] | None = None,
+               compose: bool = False) -> Verdict:
     faults: list[Fault] = []
     log = _walk(entries, faults, hashes)
     if log is None:
@@ -314,10 +356,12 @@ def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
                                 "the committed X25519 key is not the one its seed derives"))
         secrets[seat] = sec
 
-    # passes, each recomputed from its signed recorded input
+    # passes, each recomputed from its signed recorded input (or, for a seat's own audit,
+    # all at once first: `_final_deck_deal`)
     prev: list[bytes] = list(points)
     passes_ok = True
-    for k, (idx, seat, kind, e) in enumerate(log.passes):
+    composed = _final_deck_deal(log, secrets, points) if passes and compose else None
+    for k, (idx, seat, kind, e) in enumerate(log.passes if composed is None else ()):
         want_kind = "shuffle" if k < s_count else "lock"
         if k >= 2 * s_count or seat != k % s_count or kind != want_kind:
             faults.append(Fault(None, "out_of_order", idx,
@@ -363,10 +407,14 @@ def _audit_log(entries: Sequence[Mapping[str, Any]], judge_alarms: bool,
         if isinstance(deck, list) and len(deck) == n:
             prev = deck
     complete = len(log.passes) == 2 * s_count
+    if composed is not None:
+        prev = composed[1]
     locked = prev if complete else None
 
     deal: list[int] | None = None
-    if complete and passes_ok and len(secrets) == s_count:
+    if composed is not None:
+        deal = composed[0]
+    elif complete and passes_ok and len(secrets) == s_count:
         order = list(range(n))
         for seat in range(s_count):
             perm = secrets[seat].permutation

@@ -36,7 +36,11 @@ def hkdf_extract(salt: bytes, ikm: bytes) -> bytes:
 
 
 def hkdf_expand(prk: bytes, info: bytes, length: int) -> bytes:
-    """RFC 5869 HKDF-Expand with SHA-256."""
+    """RFC 5869 HKDF-Expand with SHA-256. (The 64 bytes of a scalar, asked for every lock
+    key of every seat in every audit, take the two blocks without the loop.)"""
+    if length == 64:
+        t1 = hmac.digest(prk, info + b"\x01", "sha256")
+        return t1 + hmac.digest(prk, t1 + info + b"\x02", "sha256")
     if length > 255 * 32:
         raise ValueError("HKDF-Expand length too large")
     out = b""

@@ -208,19 +208,26 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
     return report
 
 
-def settle_live(replica: HandReplica) -> HandAudit | None:
+def settle_live(replica: HandReplica, state: MatchState | None = None,
+                passes: bool = False) -> HandAudit | None:
     """The host's quick settlement of a hand that went plainly: the game ended it, nobody
     stopped it or timed out, no alarm, and the quick crypto audit (everything but the passes)
     finds nothing. The host's own replica judged every statement live, so the log is not
     replayed; the deal the seeds give is learned on a copy of the hand and scored. None when
     anything is amiss: the caller then runs the whole audit (`audit_hand`), as it does when
-    a seat's sign-off disagrees (a cheat in a pass is never settled here)."""
+    a seat's sign-off disagrees (a cheat in a pass is never settled here).
+
+    `passes=True` is a seat's own audit of a plain hand before it signs off: the same, with
+    the passes and keys checked (`audit_log(compose=True)`, PROTOCOL § 9) and `state` the
+    match before the hand as the seat folded it — its replica judged every statement live
+    too, so neither the signatures nor the game are gone through again."""
     deal = replica.deal
     if replica.stop is not None or replica.lost or not replica.hand.is_over or deal.alarms \
             or deal.timeouts or any(deal.refusals.values()):
         return None
-    verdict = audit_log(deal.log, judge_alarms=False, passes=False, key=deal.head,
-                        hashes=deal.hashes if deal.verify_signatures else None)
+    verdict = audit_log(deal.log, judge_alarms=False, passes=passes, key=deal.head,
+                        hashes=deal.hashes if deal.verify_signatures else None,
+                        compose=passes)
     if verdict.faults or verdict.deal is None:
         return None
     hand = replica.hand.copy()
@@ -232,7 +239,7 @@ def settle_live(replica: HandReplica) -> HandAudit | None:
         return None
     report = HandAudit(verdict, replica.hs, replica=replica,
                        outcome=HandOutcome("scored", result))
-    after = replica.state0.copy()
+    after = (state if state is not None else replica.state0).copy()
     after.set_hand_state(replica.timeouts, replica.auto, after.clock_used)
     try:
         after.record(result)
@@ -243,12 +250,13 @@ def settle_live(replica: HandReplica) -> HandAudit | None:
 
 
 def audit_hand(entries: Sequence[Mapping[str, Any]], state: MatchState | None = None,
-               passes: bool = True) -> HandAudit:
+               passes: bool = True, compose: bool = False) -> HandAudit:
     """Audit a hand's log before it closes (host and peers): crypto, the judge, the outcome.
     `state`: the match before the hand, when the caller has folded it itself (a peer, an
     auditor of a whole match); otherwise the hand_start's snapshot. `passes=False`: the
-    host's quick audit (see `fairdeal.audit.audit_log`)."""
-    verdict = audit_log(entries, judge_alarms=False, passes=passes)
+    host's quick audit (see `fairdeal.audit.audit_log`). `compose=True`: a seat's own audit
+    before it signs off checks the passes all at once first (`audit_log`, PROTOCOL § 9)."""
+    verdict = audit_log(entries, judge_alarms=False, passes=passes, compose=compose)
     if not entries or any(f.what == "bad_hand_start" for f in verdict.faults):
         return HandAudit(verdict, entries[0] if entries else {})
     return _replay(entries, verdict, state)
