@@ -96,7 +96,7 @@ async def run_console_peer(args: argparse.Namespace,
     def failed(error: Any) -> None:
         text = getattr(error, "getErrorMessage", lambda: str(error))()
         model.failure = text or type(error).__name__
-        model.error = f"connection failed: {model.failure}"
+        model.error = model.t("err.connection_failed", why=model.player_text(model.failure))
         model.status = "disconnected"
         model.link_alert = model.error if model.link_alert else None  # no more retrying
         model.log_line(model.error, "log.error")
