@@ -310,7 +310,7 @@ def test_abandon_is_a_registered_command_with_italian_help() -> None:
     one = "\n".join(help_lines(None, "abbandona"))
     assert "asks first" in one and "also: abbandona" in one
     one = "\n".join(help_lines(None, "abbandona", "it"))
-    assert "chiede conferma" in one and "anche: abandon" in one
+    assert "chiede conferma" in one and "esempi:\n  abbandona" in one
 
 
 def test_abandon_typed_and_confirmed_in_the_app() -> None:

@@ -112,7 +112,7 @@ def test_the_score_sheet_shows_every_hand_and_the_running_totals() -> None:
         assert f"h{outcome.number} " in text and f"hand {outcome.number}:" in text
         assert f"= {total[0]}" in text and f"= {total[1]}" in text
         for label in (ln.label for lines in outcome.result.breakdown for ln in lines):
-            shown = " ".join(model.display_text(label).split())   # a long one is wrapped
+            shown = " ".join(model.player_text(label).split())   # wrapped; names, not seats
             assert shown in " ".join(text.split())   # every line of the breakdown, by kind
     assert text.index("hand 2:") < text.index("hand 1:")          # the newest first
     for part in ("running totals", "cards in melds", "cards left in hand", "audit:"):

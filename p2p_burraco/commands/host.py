@@ -43,6 +43,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-bot-replace", action="store_true",
                    help="no bot ever plays for an absent or timed-out player: they lose by "
                         "abandonment instead [TABLE-3]")
+    p.add_argument("--pause", type=seconds(), default=8.0, metavar="SECONDS",
+                   help="seconds between the end of a hand and the next deal, to read the "
+                        "score sheet; no clock runs meanwhile (default 8; 0: none) [TABLE-13]")
     p.add_argument("--keep", action="store_true",
                    help="keep serving: when a match ends, a fresh table opens (with --bots, "
                         "fresh bots sit down)")
@@ -117,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
                      step_deadline=args.step_deadline, max_timeouts=args.max_timeouts,
                      keep=args.keep, resume=not args.fresh, max_tables=args.max_tables,
                      max_connections=args.max_connections,
-                     max_per_address=args.max_per_address)
+                     max_per_address=args.max_per_address, pause_between=args.pause)
     factory = bot_factory(args.strategy, args.seed, getattr(args, "think", None))
     key = load_or_create_identity(Path(data_dir) / "host")
 

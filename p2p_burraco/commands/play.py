@@ -38,6 +38,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="no network, no fair-deal cryptography: a plain seeded deal in-process")
 
 
+PAUSE_S = 8.0
+"""TABLE-13: seconds between two hands at `play`'s table, to read the score sheet."""
+
+
 def _player_name(args: argparse.Namespace) -> str:
     if args.name:
         return str(args.name)
@@ -147,7 +151,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
-                     seed=args.seed, resume=False,
+                     seed=args.seed, resume=False, pause_between=PAUSE_S,
                      on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
     factory = bot_factory(args.bot_kind, args.seed, getattr(args, "think", None))
     host_key = load_or_create_identity(data_dir / "host")

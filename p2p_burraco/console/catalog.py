@@ -112,7 +112,7 @@ def _engine_patterns() -> list[tuple[re.Pattern[str], str]]:
     return out
 
 
-_NESTED = ("why",)
+_NESTED = ("why", "what")
 """Fields that are themselves engine sentences (a meld's reason after its cards)."""
 
 

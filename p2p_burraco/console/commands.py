@@ -480,7 +480,8 @@ def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> l
         if cmd is None:
             raise ConsoleError(t(lang, "err.no_help_for", word=word))
         lines = [f"{cmd.usage(lang)}  —  {cmd.text(lang)}"]
-        other = [w for w in cmd.words if w != cmd.word(lang)]
+        # the other words for it: in Italian its Italian ones (English words work anyway)
+        other = [w for w in (cmd.aliases if italian else cmd.words) if w != cmd.word(lang)]
         if other:
             lines.append(t(lang, "help.also") + ", ".join(other))
         if cmd.key:

@@ -1267,7 +1267,7 @@ class ConsoleModel:
         self.on_quit()
 
 
-_SEAT_RE = re.compile(r"(?<![(\w])seat (\d+)\b(?! of)")
+_SEAT_RE = re.compile(r"(?<!\w)seat (\d+)\b(?! of)")
 """A bare `seat N` in a table's log line (not one already beside a name, in brackets)."""
 _TIMEOUT_RE = re.compile(r"^seat (\d+) ran out of time \((\w+)\)$")
 

@@ -72,6 +72,8 @@ class HostConfig:
     """Called with each TableRoom whose match ended, its records written (the history)."""
     seed: int | None = None
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+    pause_between: float = 0.0
+    """Seconds between the end of a hand and the next deal (TABLE-13; net/between.py)."""
     # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
     max_connections: int = 512
     """Connections served at once; one more is refused (`conn.too_many`)."""

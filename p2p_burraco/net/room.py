@@ -95,6 +95,11 @@ class TableRoom:
         self._deadline_at: int | None = None
         self._dealing = False
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
+        from .between import HandPause
+
+        self.pause = HandPause(node.reactor, getattr(node.config, "pause_between", 0.0),
+                               node.now_ms)
+        """TABLE-13: the pause between two hands (net/between.py)."""
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
@@ -278,6 +283,8 @@ class TableRoom:
         if step.over and self.status == "playing":
             self.end_match()
         elif self.status == "playing":
+            if step.record is not None:
+                self.pause.hand_closed()     # TABLE-13: time to read the score sheet
             self._schedule()
             self._maybe_deal()
         return step
@@ -336,7 +343,7 @@ class TableRoom:
         hands gets its grace period first: no hand is wasted on it)."""
         driver = self.driver
         if driver is None or self.status != "playing" or not driver.can_deal() \
-                or self._dealing:
+                or self._dealing or self.pause.holding(self._maybe_deal):
             return
         if not all(s.taken and s.conn is not None for s in self.slots):
             for i, s in enumerate(self.slots):      # a seat away between hands: its grace
@@ -358,6 +365,7 @@ class TableRoom:
         driver, journal = self.driver, self.journal
         assert driver is not None and journal is not None
         self.status = "over"
+        self.pause.cancel()
         self.standings = driver.standings()
         self.reason = driver.end_reason or "target"
         for slot in self.slots:
