@@ -49,6 +49,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pause", type=seconds(), default=8.0, metavar="SECONDS",
                    help="seconds between the end of a hand and the next deal, to read the "
                         "score sheet; no clock runs meanwhile (default 8; 0: none) [TABLE-13]")
+    p.add_argument("--no-hints", action="store_true",
+                   help="a serious table: the consoles offer no `hint` (the move the heuristic "
+                        "bot would make); the table tells every seat")
     p.add_argument("--keep", action="store_true",
                    help="keep serving: when a match ends, a fresh table opens (with --bots, "
                         "fresh bots sit down)")
@@ -127,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
                      keep=args.keep, resume=not args.fresh, max_tables=args.max_tables,
                      max_connections=args.max_connections,
                      max_per_address=args.max_per_address, pause_between=args.pause,
-                     match_options=options)
+                     match_options=options, hints=not args.no_hints)
     factory = bot_factory(args.strategy, args.seed, getattr(args, "think", None))
     key = load_or_create_identity(Path(data_dir) / "host")
 

@@ -175,7 +175,7 @@ class BurracoPresenter(Presenter):
         side_names = {s: "ABCDEF"[order.index(t)] for s, t in enumerate(side_of)}
         counts = v.get("hand_counts") or []
         wide = width >= WIDE_SEATS
-        out = [[("class:label", t(model.lang, "table.seats"))]]
+        out = [self.seats_head(model)]
         for seat in range(int(v.get("n_seats", len(counts)))):
             n = counts[seat] if seat < len(counts) else "?"
             detail = f"{n:>2} {t(model.lang, 'table.cards')}" if wide else f"{n:>2}c"

@@ -394,6 +394,11 @@ def _select(model: ConsoleModel, args: list[str]) -> None:
             raise ConsoleError(model.t("err.not_in_hand", card=card))
 
 
+@command("hint", aliases=("suggerimento", "suggerisci"), intent=False)
+def _hint(model: ConsoleModel, args: list[str]) -> None:
+    model.hint()
+
+
 @command("why", aliases=("perché", "perche"))
 def _why(model: ConsoleModel, args: list[str]) -> None:
     model.help_text = model.why()

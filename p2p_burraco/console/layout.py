@@ -409,6 +409,9 @@ def lobby_lines(model: ConsoleModel, width: int) -> list[Line]:
     head = word + " " + " · ".join(str(info[k]) for k in ("id", "game", "variant")
                                    if info.get(k)) if info else word
     out: list[Line] = [clip([("class:label", head)], width)]
+    if info:
+        out.append(clip([("class:dim", model.t("lobby.hints_on" if model.hints_on
+                                               else "lobby.hints_off"))], width))
     for entry in model.lobby:
         seat = entry.get("seat")
         name = entry.get("name")

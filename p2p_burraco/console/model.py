@@ -165,6 +165,7 @@ class ConsoleModel:
         self.name = name or "you"
         self.lang = lang if lang in cardnames.LANGS else "en"   # every word shown (--lang)
         self.last_refusal: RuleViolation | None = None   # what `why` explains
+        self.hint_given: str | None = None     # this turn's hint, once asked (one a turn)
         self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
         self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
         self._pile_seen: list[str] = []        # the discard pile at the last event (take)
@@ -264,6 +265,7 @@ class ConsoleModel:
             self.log_line(self.t("log.hand_starts", n=self.hand_no,
                                  who=self.seat_name(state.dealer)), "log.hand")
         self._hand_open = True
+        self.hint_given = None
         self.panel = None if self.panel == "score" else self.panel   # the next deal
         self.log_scroll = 0
         self.fresh = set()
@@ -355,6 +357,8 @@ class ConsoleModel:
             who = self.seat_name(seat) if isinstance(seat, int) else "?"
             text = str(event.get("text") or event.get("action") or "")
             mine = seat == self.seat
+            if not mine:
+                self.hint_given = None   # someone else moved: our next turn may ask again
             if mine:
                 self.in_flight = None  # the table applied our step to the replica
                 self.fresh = set(self._hand_positions()) - self._hand_seen
@@ -480,6 +484,36 @@ class ConsoleModel:
         text = re.sub(r"(?<![(\w])seat (\d+)'s\b",
                       lambda m: named(m) + "'s", text)
         return _SEAT_RE.sub(named, text)
+
+    @property
+    def hints_on(self) -> bool:
+        """The table lets the console suggest a move (the host's table info says `hints`;
+        offline, and before the table said, yes)."""
+        return self.lobby_table.get("hints") is not False
+
+    def hint(self) -> str:
+        """`hint`/`suggerimento`: the move the heuristic bot would make now, on our own
+        view of the hand (what the seat knows, nothing more), shown and not played — at most
+        one a turn, and only where the table allows hints."""
+        if not self.hints_on:
+            raise ConsoleError(self.t("hint.off"))
+        if self.hint_given is not None:
+            raise ConsoleError(self.t("hint.again", move=self.hint_given))
+        st = self.view_state
+        if not self.my_turn or st is None or self.seat is None:
+            raise ConsoleError(self.t("hint.not_turn", hint=self.turn_hint()))
+        import random
+
+        from ..bots import make_strategy
+
+        strategy = make_strategy(st.game, "heuristic", random.Random(self.hand_no))
+        action = strategy.choose(st.copy(), self.seat)
+        if action is None:
+            raise ConsoleError(self.t("hint.none"))
+        self.hint_given = self.step_text(str(action))
+        self.error = None
+        self.message = self.t("hint.shown", move=self.hint_given)
+        return self.hint_given
 
     def t(self, msg_id: str, **fields: object) -> str:
         """A catalog message in the console's language."""

@@ -236,6 +236,12 @@ class Presenter:
     def hand_label(self, model: ConsoleModel) -> str:
         return t(model.lang, "hand.label", n=len(model.hand_cards()), more="", pz="")
 
+    def seats_head(self, model: ConsoleModel) -> Line:
+        """`seats · hints`: the seats panel's title, and whether the table allows hints."""
+        return [("class:label", t(model.lang, "table.seats")),
+                ("class:dim", t(model.lang, "table.hints_on" if model.hints_on
+                                else "table.hints_off"))]
+
     def _seat_row(self, model: ConsoleModel, seat: int, to_move: int | None,
                   side_names: dict[int, str], detail: str, width: int) -> Line:
         mark = "▶" if seat == to_move else " "
@@ -354,7 +360,7 @@ class BriscolaPresenter(Presenter):
         sides = v.get("sides") or []
         side_names = {s: "AB"[i] for i, side in enumerate(sides) for s in side}
         sizes = v.get("hand_sizes") or []
-        out = [[("class:label", t(model.lang, "table.seats"))]]
+        out = [self.seats_head(model)]
         wide = width >= WIDE_SEATS
         for seat in range(int(v.get("n_seats", len(sizes)))):
             n = sizes[seat] if seat < len(sizes) else "?"

@@ -74,6 +74,9 @@ class HostConfig:
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
     pause_between: float = 0.0
     """Seconds between the end of a hand and the next deal (TABLE-13; net/between.py)."""
+    hints: bool = True
+    """The console may show the heuristic bot's move on request (`hint`); `--no-hints` for
+    a serious table. Said in the table info; the console keeps to it."""
     # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
     max_connections: int = 512
     """Connections served at once; one more is refused (`conn.too_many`)."""

@@ -415,7 +415,8 @@ class PeerNode(ClientFactory):
         self.controller.notify({"type": "seats", "names": names, "you": self.seat,
                                 "seats": [lobby_seat(s) for s in seats],
                                 "table": {k: info.get(k) for k in
-                                          ("id", "game", "variant", "players", "status")}})
+                                          ("id", "game", "variant", "players", "status",
+                                           "hints")}})
 
     def match_end(self, body: dict[str, Any]) -> None:
         self.finished = True

@@ -148,6 +148,7 @@ class TableRoom:
             "status": self.status, "sides": self.sides, "hands_played": self.hands_played,
             "seats": [{"seat": i, "name": s.name, "identity": s.identity, "bot": s.bot,
                        "connected": s.conn is not None} for i, s in enumerate(self.slots)],
+            "hints": bool(getattr(self.node.config, "hints", True)),
         }
 
     def join(self, conn: HostConnection, seat: int | None, ref: int) -> None:
