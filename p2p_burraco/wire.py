@@ -38,7 +38,7 @@ import msgpack
 PROTOCOL_NAME = "p2p-burraco"
 PROTOCOL_VERSIONS: tuple[int, int] = (1, 1)
 """(lowest, highest) protocol version this software speaks."""
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 """Bumped whenever a message, a field or an error code changes (protocol/schema/)."""
 
 HEADER = struct.Struct(">I")
@@ -752,6 +752,9 @@ TRANSPORT_MESSAGES: tuple[MessageSpec, ...] = (
     _m("seated", HOST, "You sit at `table`, seat `seat`; `info` describes the table.",
        table="str", seat="seat", info="map"),
     _m("leave_table", PEER, "Stand up (only before the match starts)."),
+    _m("rematch", PEER, "Play again with the same people: a seat of the finished match at "
+       "`table` asks for its seat at the rematch table (answered by `seated`, TABLE-14).",
+       table="str"),
     _m("left", HOST, "You no longer sit at a table.", table="str"),
     _m("table_update", HOST, "A table's seats changed (who sits, who is connected).",
        info="map"),

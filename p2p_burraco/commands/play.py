@@ -186,9 +186,13 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
 
     from ..bots.controller import timeout_bot
 
-    def connect(controller: Any) -> Any:
-        return connect_peer(reactor, host, port, args.name, controller, me, home,
-                            table=room.id, seat=0, fallback=timeout_bot(args.seed))
+    def connect(controller: Any, **extra: Any) -> Any:
+        # extra: `rematch=<table>` when the person asks to play again (TABLE-14)
+        options = {"table": room.id, "seat": 0, "fallback": timeout_bot(args.seed), **extra}
+        if "rematch" in extra:
+            options.pop("table")
+            options.pop("seat")
+        return connect_peer(reactor, host, port, args.name, controller, me, home, **options)
 
     model = model or model_from_args(args)
     model.notify({"type": "standings", **initial_standings(args)})

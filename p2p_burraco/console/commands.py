@@ -399,6 +399,13 @@ def _hint(model: ConsoleModel, args: list[str]) -> None:
     model.hint()
 
 
+@command("rematch", aliases=("rivincita",))
+def _rematch(model: ConsoleModel, args: list[str]) -> None:
+    if args:
+        raise ConsoleError(model.t("rematch.words"))
+    model.ask_rematch()
+
+
 @command("why", aliases=("perché", "perche"))
 def _why(model: ConsoleModel, args: list[str]) -> None:
     model.help_text = model.why()

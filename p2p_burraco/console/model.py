@@ -166,6 +166,10 @@ class ConsoleModel:
         self.lang = lang if lang in cardnames.LANGS else "en"   # every word shown (--lang)
         self.last_refusal: RuleViolation | None = None   # what `why` explains
         self.hint_given: str | None = None     # this turn's hint, once asked (one a turn)
+        self.on_rematch: Callable[[str], None] | None = None
+        """Set by whoever connects (`run_console_peer`): play again with the same people at
+        the same host — a new link that asks for our seat at the rematch table (TABLE-14)."""
+        self.rematch_of: str | None = None     # the finished table we asked to play again
         self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
         self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
         self._pile_seen: list[str] = []        # the discard pile at the last event (take)
@@ -485,6 +489,34 @@ class ConsoleModel:
                       lambda m: named(m) + "'s", text)
         return _SEAT_RE.sub(named, text)
 
+    def ask_rematch(self) -> None:
+        """`rematch`/`rivincita` after a match: ask the host for a new match with the same
+        people; it starts when every person has asked (TABLE-14). The finished match's
+        scores stay in the log; the table starts afresh."""
+        if not self.match_over:
+            raise ConsoleError(self.t("rematch.not_over"))
+        if self.on_rematch is None:
+            raise ConsoleError(self.t("rematch.offline"))
+        table = str(self.lobby_table.get("id") or "")
+        if not table:
+            raise ConsoleError(self.t("rematch.no_table"))
+        self.rematch_of = table
+        self.match_over = False
+        self.abandoned = False
+        self.failure = None
+        self.fault = None
+        self.outcomes = []
+        self.standings = None
+        self.hand_no = 0
+        self.state = self.preview = None
+        self.clock = None
+        self.panel = None
+        self.lobby = []
+        self.log_line(self.t("rematch.asked"), "log.hand")
+        self.error = None
+        self.message = self.t("rematch.waiting")
+        self.on_rematch(table)
+
     @property
     def hints_on(self) -> bool:
         """The table lets the console suggest a move (the host's table info says `hints`;
@@ -617,7 +649,8 @@ class ConsoleModel:
         self.confirming = None
         self._stop_clock()
         self.log_line(self.t("log.match_over", standings=self.standings_text()), "log.hand")
-        self.message = self.t("msg.match_over", standings=self.standings_text())
+        self.message = self.t("msg.match_over_rematch" if self.on_rematch is not None
+                              else "msg.match_over", standings=self.standings_text())
         self.invalidate()
 
     # ------------------------------------------------------------------ clocks

@@ -380,6 +380,10 @@ class Lobby:
             raise WireError("lobby.bad_config", str(exc), ref=frame.seq) from None
         conn.send("table_created", {"table": room.id})
 
+    def on_rematch(self, conn: HostConnection, frame: Frame) -> None:
+        """TABLE-14: a person of a finished match asks to play again (net/rematch.py)."""
+        self.node.rematches.ask(conn, frame.body["table"], frame.seq)
+
     def on_join_table(self, conn: HostConnection, frame: Frame) -> None:
         b = frame.body
         if conn.room is not None:
@@ -459,6 +463,10 @@ class HostNode(ServerFactory):
             config.address_burst, config.exempt_loopback))
         """Connection caps per address and in all; each address's time budget."""
         self.lobby = Lobby(self)
+        from .rematch import Rematches
+
+        self.rematches = Rematches(self)
+        """TABLE-14: finished matches their people may play again (net/rematch.py)."""
         self.port: IListeningPort | None = None
         self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
         self._random: Callable[[int], bytes] = secrets.token_bytes
@@ -633,6 +641,7 @@ class HostNode(ServerFactory):
         """A table's match ended: it leaves the host's memory (its records are on disk);
         with `keep` a fresh default table opens; `all_done` fires when nothing is left."""
         self.finished.append(f"table {room.id}: {room.summary()}")
+        self.rematches.offer(room)                  # TABLE-14: the same people may play again
         if self.config.on_match_end is not None:
             try:
                 self.config.on_match_end(room)

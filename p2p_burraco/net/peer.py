@@ -85,6 +85,8 @@ class PeerConfig:
     """Seeds this peer's secrets (reproducible test vectors only; never in real play)."""
     fallback: Any = None
     """(hand, seat) → Action: the bot that plays for this seat when its clock runs out."""
+    rematch: str | None = None
+    """Ask for a rematch of this finished table instead of joining one (TABLE-14)."""
     extra: dict[str, Any] = field(default_factory=dict)
     host_fingerprint: str | None = None
     """The host key's fingerprint a LAN advertisement gave (`net.discovery`): a host whose
@@ -332,6 +334,9 @@ class PeerNode(ClientFactory):
             return
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
+            return
+        if self.config.rematch is not None and self.table is None:
+            conn.send("rematch", {"table": self.config.rematch})   # TABLE-14
             return
         conn.send("join_table", {"table": self.config.table or self.table,
                                  "seat": self.config.seat})

@@ -157,8 +157,10 @@ class TableRoom:
             if not (seat is not None and seat < self.players and not self.slots[seat].taken):
                 raise WireError("lobby.started", f"the match at {self.id} has started",
                                 ref=ref)
+        from .rematch import reserved_for
+
         if seat is None:
-            free = self.free_seats()
+            free = [s for s in self.free_seats() if reserved_for(self, s) is None]
             if not free:
                 raise WireError("lobby.table_full", f"{self.id} has no free seat", ref=ref)
             seat = free[0]
@@ -169,6 +171,9 @@ class TableRoom:
             raise WireError("lobby.seat_taken",
                             f"seat {seat} of {self.id} is taken by {self.slots[seat].name}",
                             ref=ref)
+        if reserved_for(self, seat) not in (None, conn.peer_identity):   # TABLE-14
+            raise WireError("lobby.seat_taken",
+                            f"seat {seat} of {self.id} is kept for a rematch", ref=ref)
         slot = self.slots[seat]
         slot.name, slot.identity, slot.conn = conn.peer_name, conn.peer_identity, conn
         slot.bot_name = self.node.own_bot_name(conn.peer_identity)
