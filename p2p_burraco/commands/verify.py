@@ -623,11 +623,16 @@ def match_json(ma: Any) -> dict[str, Any]:
 
 # --------------------------------------------------------------------------- run
 
-def verify_units(units: Sequence[Unit], check: Callable[[str, bytes], str] | None) -> list[Any]:
+def verify_units(units: Sequence[Unit], check: Callable[[str, bytes], str] | None,
+                 progress: Callable[[int, int], None] | None = None) -> list[Any]:
     from ..table.match_audit import audit_match
 
     out = []
+    total, done = sum(len(u.files) for u in units), 0
     for u in units:
+        if progress is not None:
+            progress(done, total)             # a terminal sees a long run move (issue 47)
+        done += len(u.files)
         if not u.files and not u.foreign and not u.unreadable:
             continue
         if not u.files:
@@ -657,7 +662,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"p2p-burraco verify: {exc}", file=sys.stderr)
         return EXIT_INCOMPLETE
     units, not_transcripts = collect(args.paths)
-    audits = verify_units(units, check)
+    from .verify_progress import terminal_progress
+
+    with terminal_progress(sys.stderr) as progress:
+        audits = verify_units(units, check, progress)
     if not audits and not not_transcripts:
         not_transcripts.append((" ".join(args.paths), "nothing to verify"))
     codes = [ma.exit_code for ma in audits]
