@@ -346,7 +346,7 @@ class ConsoleModel:
             if isinstance(event.get("you"), int):
                 self.seat = event["you"]
         elif kind == "progress":
-            text = str(event.get("text", "shuffling"))
+            text = self.player_text(str(event.get("text", "shuffling")))
             done, total = event.get("done"), event.get("total")
             if isinstance(done, int) and isinstance(total, int) and total > 0:
                 if done >= total:

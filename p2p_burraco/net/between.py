@@ -16,12 +16,15 @@ from typing import Any
 class HandPause:
     """When the next deal of one table may start: `seconds` after the last hand closed."""
 
-    def __init__(self, reactor: Any, seconds: float, now_ms: Callable[[], int]) -> None:
-        self.reactor = reactor
-        self.seconds = max(0.0, float(seconds))
-        self.now_ms = now_ms
+    def __init__(self, node: Any) -> None:
+        self.node = node
+        config = getattr(node, "config", None)
+        self.seconds = max(0.0, float(getattr(config, "pause_between", 0.0) or 0.0))
         self.until_ms: int | None = None
         self.call: Any = None
+
+    def now_ms(self) -> int:
+        return int(self.node.now_ms())
 
     def hand_closed(self) -> None:
         """A hand just ended and the match goes on: the pause starts now."""
@@ -37,7 +40,7 @@ class HandPause:
             self.until_ms = None
             return False
         if self.call is None or not self.call.active():
-            self.call = self.reactor.callLater(left / 1000, retry)
+            self.call = self.node.reactor.callLater(left / 1000, retry)
         return True
 
     def cancel(self) -> None:

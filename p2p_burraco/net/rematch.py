@@ -104,7 +104,6 @@ class Rematches:
             self.offers.pop(table, None)          # everyone agreed: the match is on
 
 
-def reserved_for(room: Any, seat: int) -> bytes | None:
+def reserved_for(room: TableRoom, seat: int) -> bytes | None:
     """The identity a seat of a rematch table is kept for (None: anyone may sit)."""
-    reserved: dict[int, bytes] = getattr(room, "reserved", None) or {}
-    return reserved.get(seat)
+    return room.reserved.get(seat)

@@ -97,9 +97,10 @@ class TableRoom:
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
         from .between import HandPause
 
-        self.pause = HandPause(node.reactor, getattr(node.config, "pause_between", 0.0),
-                               node.now_ms)
+        self.pause = HandPause(node)
         """TABLE-13: the pause between two hands (net/between.py)."""
+        self.reserved: dict[int, bytes] = {}
+        """TABLE-14: seats kept for the people of the match this one is a rematch of."""
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
@@ -148,7 +149,8 @@ class TableRoom:
             "status": self.status, "sides": self.sides, "hands_played": self.hands_played,
             "seats": [{"seat": i, "name": s.name, "identity": s.identity, "bot": s.bot,
                        "connected": s.conn is not None} for i, s in enumerate(self.slots)],
-            "hints": bool(getattr(self.node.config, "hints", True)),
+            # only said when off (absent = on): a table with hints keeps the info it had
+            **({} if getattr(self.node.config, "hints", True) else {"hints": False}),
         }
 
     def join(self, conn: HostConnection, seat: int | None, ref: int) -> None:
