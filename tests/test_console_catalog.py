@@ -60,3 +60,40 @@ def test_engine_lines_in_italian_and_the_engine_italian_in_english() -> None:
     assert engine_text("en", "Kc is not in your hand") == "Kc is not in your hand"
     assert engine_text("it", "something nobody wrote") == "something nobody wrote"
     assert t("it", "title.to_move", who="Bob") == "tocca a Bob"
+
+
+def test_every_refusal_of_the_rules_walk_reads_in_italian() -> None:
+    """Every kind of illegal Burraco step the refusal-id walk makes, in every preset: the
+    engine's English becomes the catalog's Italian (nothing left as it came)."""
+    from test_burraco_refusal_ids import CASES, parse_position
+
+    from p2p_burraco.games.base import RuleViolation
+
+    untranslated = set()
+    for kind, variant, position, seat, step in CASES:
+        st = parse_position(position.format(v=variant))
+        if variant in ("classic", "modificato") and kind == "opening under 75":
+            st.open_req = (75, 0, 75, 0)
+        try:
+            act = step(st) if callable(step) else st.parse_action(seat, step)
+            st.apply(seat, act)
+        except RuleViolation as exc:
+            if engine_text("it", exc.message) == exc.message:
+                untranslated.add(exc.message)
+    assert not untranslated, sorted(untranslated)
+
+
+def test_player_lines_have_no_rule_ids_message_numbers_or_seat_numbers() -> None:
+    """Issue 47: what the table shows names people, not seats, and keeps rule ids and
+    message numbers for `why` and `verify`; in Italian it is Italian."""
+    from p2p_burraco.console.model import ConsoleModel
+
+    model = ConsoleModel("Ann", game="burraco")
+    model.names, model.seat = ["Ann", "Bob", "Cy", "Di"], 0
+    line = "forfeit by seat 1: a false alarm (message 46) [TABLE-7]"
+    assert model.player_text(line) == "forfeit by Bob: a false alarm"
+    assert model.player_text("closing (seat 3 went out)") == "closing (Di went out)"
+    model.lang = "it"
+    assert model.player_text("closing (seat 3 went out)") == "chiusura (Di)"
+    assert model.player_text("it is seat 2's turn, not seat 0's [FIBUR-5]") == \
+        "tocca a Cy, non a Ann"
