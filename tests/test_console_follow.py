@@ -67,3 +67,14 @@ def test_a_chat_line_with_an_emoji_is_not_cut_in_the_log() -> None:
     model.notify({"type": "chat", "seat": 1, "text": "🎉🎉 bravi tutti"})
     right = [r[80 - 26:] for r in render_screen(model, 80, 24)]
     assert any("💬 Bot1: 🎉🎉 bravi tutti" in r for r in right), "\n".join(right)
+
+
+def test_a_one_hand_match_says_so_where_others_show_their_target() -> None:
+    """Issue 47: `--variant buraco` plays one hand (BURACO-16): the title says so."""
+    model, table = local_table("burraco", seed=1, variant="buraco")
+    table.start()
+    assert render_screen(model, 80, 24)[0].rstrip().endswith("→ one hand")
+    assert "one hand: the most points win" in model.standings_text()
+    fibur, table = local_table("burraco", seed=1, variant="fibur")
+    table.start()
+    assert render_screen(fibur, 80, 24)[0].rstrip().endswith("→ 2005")

@@ -1276,7 +1276,16 @@ class ConsoleModel:
             mark = "*" if self.seat in side else ""
             parts.append(f"{self.side_letter(i)}{mark} {total}")
         target = self.target if self.target is not None else (self.standings or {}).get("target")
+        if target is None and self.one_hand_match():
+            return " · ".join(parts) + self.t("title.one_hand")     # buraco: BURACO-16
         return " · ".join(parts) + (f" → {target}" if target is not None else "")
+
+    def one_hand_match(self) -> bool:
+        """A Burraco match of one hand (a preset with no target, as buraco's BURACO-16):
+        the table says so where another shows its target."""
+        st = self.standings or {}
+        return self.game == "burraco" and "target" in st and st["target"] is None \
+            and self.target is None
 
     def standings_text(self) -> str:
         sides, totals = self.totals()
@@ -1288,6 +1297,8 @@ class ConsoleModel:
         target = self.target if self.target is not None else (self.standings or {}).get("target")
         if target is not None:
             line += self.t("score.target", n=target)
+        elif self.one_hand_match():
+            line += self.t("score.one_hand")
         winner = (self.standings or {}).get("winner")
         if self.match_over and isinstance(winner, int) and winner < len(sides):
             line += self.t("score.winner",
