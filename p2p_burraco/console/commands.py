@@ -481,6 +481,11 @@ def short_help(cmd: Command, italian: bool = False) -> str:
     return text
 
 
+def key_name(key: str, lang: str | None) -> str:
+    """A key as the help names it, in the console's language (`Enter` is `Invio`)."""
+    return t(lang, "keys.enter") if key == "Enter" else key
+
+
 def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> list[str]:
     """Help built from the command table (the same table completion uses): every command
     with its key, how to type cards (jokers, pinelle, numbers), and the keys."""
@@ -497,7 +502,7 @@ def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> l
         if other:
             lines.append(t(lang, "help.also") + ", ".join(other))
         if cmd.key:
-            lines.append(t(lang, "help.key") + cmd.key)
+            lines.append(t(lang, "help.key") + key_name(cmd.key, lang))
         examples = cmd.examples(lang)
         if examples:
             lines.append(t(lang, "help.examples"))
@@ -506,7 +511,9 @@ def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> l
             lines += typing_help(game, lang)
         return lines
     cmds = commands_for(game)
-    lines = [f"{cmd.usage(lang):<15} {cmd.key:<5} " + short_help(cmd, italian) for cmd in cmds]
+    width = min(22, max(len(cmd.usage(lang)) for cmd in cmds))
+    lines = [f"{cmd.usage(lang):<{width}} {key_name(cmd.key, lang):<5} "
+             + short_help(cmd, italian) for cmd in cmds]
     if game in (None, "burraco"):
         lines.append(t(lang, "help.eg"))
     lines += typing_help(game, lang)
