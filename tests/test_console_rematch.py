@@ -106,3 +106,30 @@ def test_rematch_is_refused_before_the_match_is_over() -> None:
     model = ConsoleModel("Ann", game="briscola")
     assert not run_command(model, "rematch")
     assert "not over" in (model.error or "")
+
+
+def test_table_14_the_hosts_bots_sit_down_again_at_once(kit: Kit, tmp_path: Path) -> None:
+    """`play`'s table: one person and a host bot. The person's rematch is the only one
+    needed: the bot sits again at its seat and the new match is dealt."""
+    from p2p_burraco.bots.controller import LazyBotController, bot_factory
+
+    factory = bot_factory("random", 3)
+    node = kit.start_host(HostConfig(port=0, data_dir=tmp_path / "host", game="briscola",
+                                     players=2, hands=1, seed=5),
+                          bot_controller=lambda: LazyBotController(factory))
+    try:
+        kit.call(node.add_bot, "t1", 1)
+        ann, link = person(kit, node, tmp_path, "Ann", 0)
+        play_out(kit, [ann])
+        assert kit.call(run_command, ann, "rivincita")
+        wait(kit, lambda: ann.my_turn or ann.hand_no == 1)
+        new_table = ann.lobby_table["id"]
+        assert new_table != "t1"
+        room = kit.call(lambda: node.lobby.tables[new_table])
+        assert kit.call(lambda: room.status) == "playing"
+        assert kit.call(lambda: room.slots[1].bot)           # the same host bot, seated again
+        play_out(kit, [ann])
+        assert ann.outcomes
+    finally:
+        kit.call(link.close)
+        kit.stop_host(node)
