@@ -8,6 +8,7 @@ audited and stepped by `table.replay` — nothing here knows a rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,8 +19,6 @@ from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
-
-import re
 
 from .. import cardnames
 from ..table.replay import HandReplay, places, score_lines
