@@ -97,3 +97,12 @@ def test_player_lines_have_no_rule_ids_message_numbers_or_seat_numbers() -> None
     assert model.player_text("closing (seat 3 went out)") == "chiusura (Di)"
     assert model.player_text("it is seat 2's turn, not seat 0's [FIBUR-5]") == \
         "tocca a Cy, non a Ann"
+
+
+def test_the_recent_matches_panel_reads_in_italian() -> None:
+    line = ("2026-12-03 20:00  35403b29ab12  burraco fibur: Ann+Cy 2110 | Bob+Di 800; "
+            "winner Ann+Cy (target); 5 hand(s); verify: fair; bots: Bob (heuristic)")
+    assert engine_text("it", line) == (
+        "2026-12-03 20:00  35403b29ab12  burraco fibur: Ann+Cy 2110 | Bob+Di 800; "
+        "vince Ann+Cy (obiettivo raggiunto); 5 mani; verifica: regolare; bot: Bob (heuristic)")
+    assert engine_text("it", "no finished matches in the history yet").startswith("ancora")

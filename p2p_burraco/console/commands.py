@@ -430,7 +430,7 @@ def _recent(model: ConsoleModel, args: list[str]) -> None:
 
     if args:
         raise ConsoleError(model.t("err.recent_words"))
-    model.help_text = recent_lines(model.data_dir)
+    model.help_text = [model.player_text(ln) for ln in recent_lines(model.data_dir)]
     model.panel, model.panel_scroll = "recent", 0
 
 
