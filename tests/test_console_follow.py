@@ -35,7 +35,7 @@ def test_end_and_our_move_bring_the_log_back_to_the_newest_line() -> None:
 def test_the_score_sheet_stays_until_closed_or_the_next_deal() -> None:
     model, table = local_table("briscola", seed=5, hands=2, variant="smazzate")
     held: list[object] = []
-    table.schedule = held.append                 # the next deal waits (TABLE-13's pause)
+    table.schedule = held.append                 # the next deal waits (TABLE-15's pause)
     table.start()
     while model.my_turn:
         run_line(model, "play 1")

@@ -1,4 +1,4 @@
-"""Issue 47, TABLE-14: `rematch`/`rivincita` after a match — the same people, a new match
+"""Issue 47, TABLE-16: `rematch`/`rivincita` after a match — the same people, a new match
 on the same host, once every person has asked. Through a real host over loopback TCP: two
 people play a Briscola smazzata by their consoles, both ask, and a new match is dealt to
 the same seats; a stranger cannot take a kept seat, and nobody is seated before asking."""
@@ -65,7 +65,7 @@ def play_out(kit: Kit, models: list[ConsoleModel]) -> None:
         time.sleep(0.005)
 
 
-def test_table_14_a_rematch_when_every_person_asks(kit: Kit, tmp_path: Path) -> None:
+def test_table_16_a_rematch_when_every_person_asks(kit: Kit, tmp_path: Path) -> None:
     node = kit.start_host(HostConfig(port=0, data_dir=tmp_path / "host", game="briscola",
                                      players=2, hands=1, seed=4))
     try:
@@ -108,7 +108,7 @@ def test_rematch_is_refused_before_the_match_is_over() -> None:
     assert "not over" in (model.error or "")
 
 
-def test_table_14_the_hosts_bots_sit_down_again_at_once(kit: Kit, tmp_path: Path) -> None:
+def test_table_16_the_hosts_bots_sit_down_again_at_once(kit: Kit, tmp_path: Path) -> None:
     """`play`'s table: one person and a host bot. The person's rematch is the only one
     needed: the bot sits again at its seat and the new match is dealt."""
     from p2p_burraco.bots.controller import LazyBotController, bot_factory

@@ -1,4 +1,4 @@
-"""TABLE-13: between two hands the host waits `pause_between` seconds before the next deal,
+"""TABLE-15: between two hands the host waits `pause_between` seconds before the next deal,
 so the people can read how the hand ended; no clock runs meanwhile (no hand is dealt)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from p2p_burraco.net.loopback import Loopback, start_table
 from p2p_burraco.table.inprocess import BotController
 
 
-def test_table_13_the_next_deal_waits_for_the_pause(tmp_path: Path) -> None:
+def test_table_15_the_next_deal_waits_for_the_pause(tmp_path: Path) -> None:
     net = Loopback()
     ctls = [BotController(make_strategy("briscola", "random", random.Random(i)))
             for i in range(2)]
@@ -32,7 +32,7 @@ def test_table_13_the_next_deal_waits_for_the_pause(tmp_path: Path) -> None:
     assert room.status == "over" and room.driver.hand_no == 2
 
 
-def test_table_13_no_pause_by_default(tmp_path: Path) -> None:
+def test_table_15_no_pause_by_default(tmp_path: Path) -> None:
     net = Loopback()
     ctls = [BotController(make_strategy("briscola", "random", random.Random(i)))
             for i in range(2)]

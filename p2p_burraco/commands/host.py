@@ -48,7 +48,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "each (FIBUR-38)")
     p.add_argument("--pause", type=seconds(), default=8.0, metavar="SECONDS",
                    help="seconds between the end of a hand and the next deal, to read the "
-                        "score sheet; no clock runs meanwhile (default 8; 0: none) [TABLE-13]")
+                        "score sheet; no clock runs meanwhile (default 8; 0: none) [TABLE-15]")
     p.add_argument("--no-hints", action="store_true",
                    help="a serious table: the consoles offer no `hint` (the move the heuristic "
                         "bot would make); the table tells every seat")

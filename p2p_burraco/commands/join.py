@@ -195,7 +195,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
 
     def start(reactor: Any) -> Any:
         def connect(controller: Any, **extra: Any) -> Any:
-            # extra: `rematch=<table>` when the person asks to play again (TABLE-14)
+            # extra: `rematch=<table>` when the person asks to play again (TABLE-16)
             return connect_peer(reactor, host, port, name, controller, key, args.home,
                                 **{**_options(args), **extra})
         return run_console_peer(args, connect, model=model)

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 PAUSE_S = 8.0
-"""TABLE-13: seconds between two hands at `play`'s table, to read the score sheet."""
+"""TABLE-15: seconds between two hands at `play`'s table, to read the score sheet."""
 
 
 def _player_name(args: argparse.Namespace) -> str:
@@ -187,7 +187,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     from ..bots.controller import timeout_bot
 
     def connect(controller: Any, **extra: Any) -> Any:
-        # extra: `rematch=<table>` when the person asks to play again (TABLE-14)
+        # extra: `rematch=<table>` when the person asks to play again (TABLE-16)
         options = {"table": room.id, "seat": 0, "fallback": timeout_bot(args.seed), **extra}
         if "rematch" in extra:
             options.pop("table")

@@ -74,7 +74,7 @@ async def settle_abandon(handle: Any, limit: float = ABANDON_SETTLE_S) -> None:
 class PeerLink:
     """The console's link to its table: starts the peer through `connect(model, **extra)`,
     hands the model its hooks (abandon, say, rematch) and reports how the link ended. A
-    rematch (TABLE-14) is a new link through the same `connect`, asking for our seat at the
+    rematch (TABLE-16) is a new link through the same `connect`, asking for our seat at the
     rematch table; the old link closed when the match ended."""
 
     def __init__(self, model: ConsoleModel, connect: Callable[..., Any]) -> None:
@@ -126,7 +126,7 @@ class PeerLink:
             asyncio.ensure_future(watch())
 
     def rematch(self, table: str) -> None:
-        """TABLE-14: close the old link (if still open) and ask for the rematch."""
+        """TABLE-16: close the old link (if still open) and ask for the rematch."""
         self.close()
         self.start(rematch=table)
 
@@ -150,7 +150,7 @@ async def run_console_peer(args: argparse.Namespace,
     A coroutine, to be run on the event loop that Twisted's asyncio reactor also uses (the
     caller installs and runs that reactor). `connect(controller, **extra)` is called once
     the app is up; it starts the peer with the console model as its SeatController (`extra`
-    is `rematch=<table>` when the person asks to play again, TABLE-14). It may return
+    is `rematch=<table>` when the person asks to play again, TABLE-16). It may return
     None, an awaitable, a Deferred, or an object with a `done` Deferred; a failure is shown
     in the console, which stays open so the person can read it. On quit, a returned object
     with `disconnect()` (or `close()`) is told to leave. A returned object with

@@ -168,7 +168,7 @@ class ConsoleModel:
         self.hint_given: str | None = None     # this turn's hint, once asked (one a turn)
         self.on_rematch: Callable[[str], None] | None = None
         """Set by whoever connects (`run_console_peer`): play again with the same people at
-        the same host — a new link that asks for our seat at the rematch table (TABLE-14)."""
+        the same host — a new link that asks for our seat at the rematch table (TABLE-16)."""
         self.rematch_of: str | None = None     # the finished table we asked to play again
         self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
         self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
@@ -491,7 +491,7 @@ class ConsoleModel:
 
     def ask_rematch(self) -> None:
         """`rematch`/`rivincita` after a match: ask the host for a new match with the same
-        people; it starts when every person has asked (TABLE-14). The finished match's
+        people; it starts when every person has asked (TABLE-16). The finished match's
         scores stay in the log; the table starts afresh."""
         if not self.match_over:
             raise ConsoleError(self.t("rematch.not_over"))

@@ -1,4 +1,4 @@
-"""TABLE-13: a pause between hands, so the people at the table can read how the hand ended
+"""TABLE-15: a pause between hands, so the people at the table can read how the hand ended
 (the score sheet the console shows) before the next deal starts and a clock runs again.
 
 A fixed pause kept by the host — not a "ready" message from each seat — so a seat that

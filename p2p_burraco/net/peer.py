@@ -86,7 +86,7 @@ class PeerConfig:
     fallback: Any = None
     """(hand, seat) → Action: the bot that plays for this seat when its clock runs out."""
     rematch: str | None = None
-    """Ask for a rematch of this finished table instead of joining one (TABLE-14)."""
+    """Ask for a rematch of this finished table instead of joining one (TABLE-16)."""
     extra: dict[str, Any] = field(default_factory=dict)
     host_fingerprint: str | None = None
     """The host key's fingerprint a LAN advertisement gave (`net.discovery`): a host whose
@@ -336,7 +336,7 @@ class PeerNode(ClientFactory):
             conn.send("create_table", dict(self.config.create))
             return
         if self.config.rematch is not None and self.table is None:
-            conn.send("rematch", {"table": self.config.rematch})   # TABLE-14
+            conn.send("rematch", {"table": self.config.rematch})   # TABLE-16
             return
         conn.send("join_table", {"table": self.config.table or self.table,
                                  "seat": self.config.seat})

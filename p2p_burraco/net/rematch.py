@@ -1,5 +1,5 @@
 """A rematch (`rematch` / `rivincita` in the console): the same people, a new match on the
-same host, once every person of the finished match has asked for it (TABLE-14).
+same host, once every person of the finished match has asked for it (TABLE-16).
 
 When a match ends the host keeps an *offer* for its table: the game, rule set, seats, target
 and options, who sat where (identity keys) and which seats were the host's own bots. A peer
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from .room import TableRoom
 
 OFFER_S = 600.0
-"""Seconds a finished match's rematch stays open (TABLE-14)."""
+"""Seconds a finished match's rematch stays open (TABLE-16)."""
 MAX_OFFERS = 200
 """Offers kept at most (the oldest lapse first): a host's memory stays bounded."""
 

@@ -98,9 +98,9 @@ class TableRoom:
         from .between import HandPause
 
         self.pause = HandPause(node)
-        """TABLE-13: the pause between two hands (net/between.py)."""
+        """TABLE-15: the pause between two hands (net/between.py)."""
         self.reserved: dict[int, bytes] = {}
-        """TABLE-14: seats kept for the people of the match this one is a rematch of."""
+        """TABLE-16: seats kept for the people of the match this one is a rematch of."""
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
@@ -173,7 +173,7 @@ class TableRoom:
             raise WireError("lobby.seat_taken",
                             f"seat {seat} of {self.id} is taken by {self.slots[seat].name}",
                             ref=ref)
-        if reserved_for(self, seat) not in (None, conn.peer_identity):   # TABLE-14
+        if reserved_for(self, seat) not in (None, conn.peer_identity):   # TABLE-16
             raise WireError("lobby.seat_taken",
                             f"seat {seat} of {self.id} is kept for a rematch", ref=ref)
         slot = self.slots[seat]
@@ -292,7 +292,7 @@ class TableRoom:
             self.end_match()
         elif self.status == "playing":
             if step.record is not None:
-                self.pause.hand_closed()     # TABLE-13: time to read the score sheet
+                self.pause.hand_closed()     # TABLE-15: time to read the score sheet
             self._schedule()
             self._maybe_deal()
         return step
