@@ -755,6 +755,9 @@ TRANSPORT_MESSAGES: tuple[MessageSpec, ...] = (
     _m("seated", HOST, "You sit at `table`, seat `seat`; `info` describes the table.",
        table="str", seat="seat", info="map"),
     _m("leave_table", PEER, "Stand up (only before the match starts)."),
+    _m("rematch", PEER, "Play again with the same people: a seat of the finished match at "
+       "`table` asks for its seat at the rematch table (answered by `seated`, TABLE-16).",
+       table="str"),
     _m("left", HOST, "You no longer sit at a table.", table="str"),
     _m("table_update", HOST, "A table's seats changed (who sits, who is connected).",
        info="map"),

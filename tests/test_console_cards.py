@@ -20,12 +20,18 @@ from p2p_burraco.games.cards import Card, DeckKind, Suit, make_deck, parse_cards
 def test_every_command_has_examples_that_name_it() -> None:
     for cmd in COMMANDS.values():
         text = help_lines(cmd.games[0], cmd.name)
-        assert cmd.examples, cmd.name
+        assert cmd.examples(), cmd.name
         assert "examples:" in text
-        for example in cmd.examples:
+        for example in cmd.examples():
             assert example.split()[0] in cmd.words and f"  {example}" in text
+        italian = help_lines(cmd.games[0], cmd.name, "it")
+        assert "esempi:" in italian
+        for example in cmd.examples("it"):      # Italian help shows Italian examples
+            assert example.split()[0] in cmd.aliases and f"  {example}" in italian
     take = "\n".join(help_lines("burraco", "take"))
     assert "take top" in take and "take meld 7h 8h 9h" in take
+    raccogli = "\n".join(help_lines("burraco", "raccogli", "it"))
+    assert "raccogli cima" in raccogli and "take top" not in raccogli
 
 
 def test_numbers_name_cards_in_meld_select_and_discard() -> None:

@@ -78,7 +78,8 @@ def test_warning_only_in_the_last_warn_ms_of_our_own_clock() -> None:
     assert model.clock_warning(t0 + 9.9) is None            # 20.1 s left
     assert model.clock_warning(t0 + 10.0) is None           # exactly warn_ms: not less
     warn = model.clock_warning(t0 + 18.2)
-    assert warn is not None and warn.startswith("⚠ 12 s left") and "TABLE-3" in warn
+    assert warn is not None and warn.startswith("⚠ 12 s left") and "a bot plays" in warn
+    assert "TABLE-" not in warn                     # a player line: no rule id (issue 47)
     now.t = t0 + 18.2
     assert model.banner() == ("banner.warn", warn)
     model.notify(clock(1, 5_000))
@@ -87,7 +88,7 @@ def test_warning_only_in_the_last_warn_ms_of_our_own_clock() -> None:
     assert model.clock_warning() is None
     bris, _ = clocked("briscola")
     bris.notify(clock(0, 4_000, warn_ms=7_500))
-    assert "⚠ 4 s left" in (bris.clock_warning() or "") and "TABLE-4" in bris.clock_warning()
+    assert "⚠ 4 s left" in (bris.clock_warning() or "") and "loses the match" in bris.clock_warning()
 
 
 def test_match_clocks_shown_for_every_seat() -> None:
@@ -100,7 +101,8 @@ def test_match_clocks_shown_for_every_seat() -> None:
     model.notify(clock(0, 15_000, kind="match_clock", match_ms=[15_000, 290_000, 0, 0]))
     assert model.clock_text() == "your move 0:15 (match clock)"
     warn = model.clock_warning()
-    assert warn is not None and "⚠ 15 s left on your match clock" in warn and "TABLE-2" in warn
+    assert warn is not None and "⚠ 15 s left on your match clock" in warn
+    assert "loses the match" in warn and "TABLE-2" not in warn
     model.notify(clock(0, 15_000, match_ms=[]))
     assert model.match_clock_texts() == []
 
@@ -208,16 +210,17 @@ def test_timeouts_and_host_faults_stand_out_in_the_log() -> None:
     model.notify({"type": "log", "text": "seat 0 ran out of time (match_clock)"})
     model.notify({"type": "void", "text": "the hand is void: bad_card pos 3"})
     lines = {ln.text: ln.style for ln in model.log}
-    assert lines["Bob (seat 1) ran out of time (turn) [TABLE-1]"] == "log.timeout"
-    assert lines["time ran out: the bot plays draw for you [TABLE-3]"] == "log.timeout"
-    assert lines["you ran out of time (match_clock) [TABLE-2]"] == "log.timeout"
-    assert lines["the hand is void: bad_card pos 3 [TABLE-8]"] == "log.void"
+    assert lines["Bob ran out of time (move)"] == "log.timeout"     # names, no seat numbers
+    assert lines["time ran out: the bot plays draw for you"] == "log.timeout"
+    assert lines["you ran out of time (match clock)"] == "log.timeout"
+    assert lines["the hand is void: bad_card pos 3"] == "log.void"
     assert model.message and "your time ran out" in model.message
     fault = "the host is at fault: a timeout of a seat that owed nothing — this match " \
             "stops here [TABLE-10]"
     model.notify({"type": "error", "text": fault})
-    assert model.log[-1].text == fault and model.log[-1].style == "log.fault"
-    assert model.banner() == ("banner.fault", fault)
+    shown = fault.removesuffix(" [TABLE-10]")               # a player line: no rule id
+    assert model.log[-1].text == shown and model.log[-1].style == "log.fault"
+    assert model.banner() == ("banner.fault", shown)
     screen = "\n".join(render_screen(model))
     assert "the host is at fault" in screen
 
@@ -255,7 +258,7 @@ def test_abandon_asks_first_and_calls_the_hook_once() -> None:
     assert model.banner() is not None and model.banner()[0] == "banner.confirm"
     assert run_command(model, "abandon")
     assert calls == [1] and model.abandoned and model.confirming is None
-    assert "TABLE-9" in (model.message or "")
+    assert "your side loses it" in (model.message or "")
     assert not run_command(model, "abandon")             # already done: no second question
     assert calls == [1] and "already abandoned" in (model.error or "")
     # the Italian words and `yes` / `sì` confirm too
@@ -303,9 +306,11 @@ def test_abandon_is_a_registered_command_with_italian_help() -> None:
     text = "\n".join(help_lines("briscola"))
     assert "abandon" in text and "abbandona" in text
     text = "\n".join(help_lines("briscola", lang="it"))     # --lang it / set lang it
-    assert "abandon" in text and "abbandona la partita" in text
+    assert "abbandona" in text and "abbandona la partita" in text
     one = "\n".join(help_lines(None, "abbandona"))
-    assert "TABLE-9" in one and "in italiano" in one and "abbandona" in one
+    assert "asks first" in one and "also: abbandona" in one
+    one = "\n".join(help_lines(None, "abbandona", "it"))
+    assert "chiede conferma" in one and "esempi:\n  abbandona" in one
 
 
 def test_abandon_typed_and_confirmed_in_the_app() -> None:

@@ -123,7 +123,7 @@ def test_scroll_markers_count_the_lines_they_hide() -> None:
         first, last = int(lines[0][5:]), int(lines[-1][5:])
         assert shown[0] == f"↑ {first} older · PgUp"              # lines 00 … first-1
         if back:
-            assert shown[-1] == f"↓ {19 - last} newer · PgDn" and 19 - last == back
+            assert shown[-1] == f"↓ {19 - last} newer · PgDn · End" and 19 - last == back
         else:
             assert last == 19
     model.panel_scroll = 4

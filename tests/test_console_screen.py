@@ -139,7 +139,8 @@ def test_the_table_in_italian_with_lang_it() -> None:
     for columns, rows in ((80, 24), (160, 48)):
         text = "\n".join(render_screen(model, columns, rows))
         for words in ("tocca a te", "noi, squadra A", "scarti (", "tallone ", "posti",
-                      "la tua mano (11)", "F2 pesca", "F3 raccogli", "puoi: pescare, raccogliere"):
+                      "la tua mano (11)", "F2 pesca", "F3 raccogli",
+                      "tocca a te — puoi pescare o raccogliere gli scarti"):
             assert words in text, (words, text)
         assert "your hand" not in text and "discard pile" not in text
     model.quit()

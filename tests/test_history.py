@@ -6,6 +6,7 @@ schema's migrations."""
 from __future__ import annotations
 
 import json
+import re
 import os
 import random
 import signal
@@ -34,7 +35,7 @@ from p2p_burraco.storage.history import (
     SeatRow,
     history_path,
 )
-from p2p_burraco.storage.stats import burraco_kinds, compute
+from p2p_burraco.storage.stats import burraco_kinds, compute, labels
 from p2p_burraco.table.inprocess import BotController
 from p2p_burraco.table.match_record import host_hook, index_records
 
@@ -122,7 +123,7 @@ def test_hist_4_stats_add_up_against_the_transcripts(
         result = json.loads((d / "result.json").read_text())
         st = result["standings"]
         for s in result["seats"]:
-            w = want.setdefault(s["name"], {"matches": 0, "wins": 0, "hands": 0,
+            w = want.setdefault((s["name"], s["identity"]), {"matches": 0, "wins": 0, "hands": 0,
                                             "points": 0, "burraco": Counter(),
                                             "closings": 0})
             w["matches"] += 1
@@ -137,13 +138,18 @@ def test_hist_4_stats_add_up_against_the_transcripts(
                 w["closings"] += r["closed_by"] == s["seat"]
     with History(history_path(played)) as h:
         stats = compute(h.matches())
+        label = labels(h.matches())
+    # a player is a key: the selfplay seats of each match have keys of their own, so the
+    # `seat0` of one match is told apart from the `seat0` of another (issue 47)
+    want = {label[who]: w for who, w in want.items()}
+    assert len(want) > 4 and any("[" in k for k in want)
     got = {name: {"matches": ln.matches, "wins": ln.wins, "hands": ln.hands,
                   "points": ln.points, "burraco": ln.burraco, "closings": ln.closings}
            for name, ln in stats.players.items()}
     assert got == want
     assert sum(w["burraco"].total() for w in want.values()) > 0      # the kinds are counted
     pairs = [k for k in stats.partnerships]
-    assert pairs == ["seat0+seat2", "seat1+seat3"]
+    assert [re.sub(r" \[\w{8}\]", "", p) for p in pairs] == ["seat0+seat2", "seat1+seat3"]
     assert cli_main(["stats", "--data-dir", str(played)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("3 match(es)") and "partnerships:" in out
@@ -380,3 +386,20 @@ def test_hist_1_a_match_is_found_by_its_id_or_a_prefix_of_eight_digits_or_more(
         assert [h.match(ref) is not None for ref in (mid, mid[:8], mid[:9])] == [True] * 3
         assert h.match(mid[:7]) is None and h.match("0123abc") is None
         assert h.match(mid[:4]) is None and h.match(mid.upper()) is None
+
+
+def test_hist_4_bots_sharing_a_name_are_told_apart_by_key() -> None:
+    """Issue 47: two host bots both called `b1` (two machines, two keys) are two lines of
+    `stats`, each named with the start of its key; one key under one name stays plain."""
+    import dataclasses
+
+    first = _record("c001", 0, (None, "greedy", None, "greedy"))
+    other = _record("c002", 1, (None, "greedy", None, "greedy"))
+    seats = tuple(dataclasses.replace(s, key="ab" * 32) if s.name == "b1" else s
+                  for s in other.seats)
+    other = dataclasses.replace(other, seats=seats)
+    st = compute([first, other])
+    b1 = sorted(k for k in st.players if k.startswith("b1"))
+    assert len(b1) == 2 and f"b1 [{'ab' * 4}]" in b1 and all("[" in k for k in b1)
+    assert all(st.players[k].matches == 1 for k in b1)
+    assert st.players["Ann"].matches == 2                 # the same key: one line

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -205,3 +206,25 @@ def test_replay_1_only_an_altered_record_is_refused(recorded: Path, party: str,
             replay_hand(h)
     else:
         assert replay_hand(h).steps
+
+
+def test_replay_at_80x24_speaks_like_the_console(recorded: Path) -> None:
+    """Issue 47: the viewer names cards as the console does (Q♥, not Qh), seats by name and
+    sides by letter; its keys fit one 80-column line; at the last move the score sheet is
+    on the first rows of an 80×24 screen."""
+    import math
+
+    from p2p_burraco.console.replay import HINT
+
+    hands = load([str(recorded)])
+    v = Viewer(hands)
+    assert len(HINT) <= 80
+    v.go_move(v.last)
+    lines = [ln for _, ln in v.lines()]
+    text = "\n".join(lines)
+    assert "♥" in text and not re.search(r"\b(?:10|[2-9AJQK])[hdcs]\b", text), text
+    assert "side A" in text and "side 0" not in text and "seat 0" not in text
+    end = lines.index("")                              # the score sheet ends here
+    assert "score sheet" in lines[:end]
+    used = sum(max(1, math.ceil(len(ln) / 80)) for ln in lines[:end])
+    assert used <= 22, "\n".join(lines[:end])          # 24 rows less the two of the keys

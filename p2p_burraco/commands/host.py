@@ -43,6 +43,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-bot-replace", action="store_true",
                    help="no bot ever plays for an absent or timed-out player: they lose by "
                         "abandonment instead [TABLE-3]")
+    p.add_argument("--each-for-himself", action="store_true",
+                   help="Burraco with 3 or 5 players: each plays alone, one 11-card pozzetto "
+                        "each (FIBUR-38)")
+    p.add_argument("--pause", type=seconds(), default=8.0, metavar="SECONDS",
+                   help="seconds between the end of a hand and the next deal, to read the "
+                        "score sheet; no clock runs meanwhile (default 8; 0: none) [TABLE-15]")
+    p.add_argument("--no-hints", action="store_true",
+                   help="a serious table: the consoles offer no `hint` (the move the heuristic "
+                        "bot would make); the table tells every seat")
     p.add_argument("--keep", action="store_true",
                    help="keep serving: when a match ends, a fresh table opens (with --bots, "
                         "fresh bots sit down)")
@@ -111,6 +120,9 @@ def run(args: argparse.Namespace) -> int:
     from ..storage.lock import DataDirBusy, DataDirLock
     from ..table.match_record import host_hook
 
+    from .play import match_options
+
+    options = match_options(args, args.players)      # before anything starts
     configure_logging(args.verbose)  # the numbers were checked by their argtypes
     data_dir = args.data_dir or default_data_dir()
     try:                             # one host per data dir, before anything there is read
@@ -128,7 +140,8 @@ def run(args: argparse.Namespace) -> int:
                      keep=args.keep, resume=not args.fresh, max_tables=args.max_tables,
                      salvage=args.salvage, data_lock=lock,
                      max_connections=args.max_connections,
-                     max_per_address=args.max_per_address)
+                     max_per_address=args.max_per_address, pause_between=args.pause,
+                     match_options=options, hints=not args.no_hints)
     factory = bot_factory(args.strategy, args.seed, getattr(args, "think", None))
     key = load_or_create_identity(Path(data_dir) / "host")
 

@@ -202,9 +202,10 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
     model = model_from_args(args)
 
     def start(reactor: Any) -> Any:
-        def connect(controller: Any) -> Any:
+        def connect(controller: Any, **extra: Any) -> Any:
+            # extra: `rematch=<table>` when the person asks to play again (TABLE-16)
             return connect_peer(reactor, host, port, name, controller, key, args.home,
-                                **_options(args))
+                                **{**_options(args), **extra})
         return run_console_peer(args, connect, model=model)
 
     rc, error = run_reactor(start, with_asyncio=True, stop_delay=0)

@@ -34,8 +34,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=port, default=0, help="loopback port of the host (0: any free)")
     add_think(p)
     p.add_argument("--data-dir", default=None, help="where keys and hand records go")
+    p.add_argument("--each-for-himself", action="store_true",
+                   help="Burraco with 3 or 5 players: each plays alone, one 11-card pozzetto "
+                        "each (FIBUR-38)")
     p.add_argument("--offline", action="store_true",
                    help="no network, no fair-deal cryptography: a plain seeded deal in-process")
+
+
+PAUSE_S = 8.0
+"""TABLE-15: seconds between two hands at `play`'s table, to read the score sheet."""
 
 
 def _player_name(args: argparse.Namespace) -> str:
@@ -62,9 +69,23 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
     if players not in allowed:
         raise ValueError(f"{args.game} {variant} is played by "
                          f"{', '.join(map(str, allowed))} players, not {players}")
+    match_options(args, players)
     if not sys.stdin.isatty() or not sys.stdout.isatty():
         raise ValueError("play needs a terminal (it opens a full-screen console)")
     return players, variant
+
+
+def match_options(args: argparse.Namespace, players: int | None) -> dict[str, Any]:
+    """The match options `rules` names (`--each-for-himself`), checked before anything
+    starts: one sentence naming what is wrong."""
+    if not getattr(args, "each_for_himself", False):
+        return {}
+    if args.game != "burraco":
+        raise ValueError("--each-for-himself is a Burraco option, not a Briscola one")
+    seats = players if players is not None else 4      # Burraco's default table
+    if seats not in (3, 5):
+        raise ValueError(f"--each-for-himself needs 3 or 5 players (--players 3), not {seats}")
+    return {"each_for_himself": True}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -92,7 +113,8 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
 
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(2**31)
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=args.players,
-                         hands=args.hands or 1_000, seed=seed, target=args.target)
+                         hands=args.hands or 1_000, seed=seed, target=args.target,
+                         options=match_options(args, args.players))
     rng = random.Random(seed)
     model = model or model_from_args(args)  # data_dir too: `save`, history
     bots = [BotController(make_strategy(args.game, args.bot_kind,
@@ -147,7 +169,8 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
-                     seed=args.seed, resume=False,
+                     seed=args.seed, resume=False, pause_between=PAUSE_S,
+                     match_options=match_options(args, args.players),
                      on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
     factory = bot_factory(args.bot_kind, args.seed, getattr(args, "think", None))
     host_key = load_or_create_identity(data_dir / "host")
@@ -163,9 +186,13 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
 
     from ..bots.controller import timeout_bot
 
-    def connect(controller: Any) -> Any:
-        return connect_peer(reactor, host, port, args.name, controller, me, home,
-                            table=room.id, seat=0, fallback=timeout_bot(args.seed))
+    def connect(controller: Any, **extra: Any) -> Any:
+        # extra: `rematch=<table>` when the person asks to play again (TABLE-16)
+        options = {"table": room.id, "seat": 0, "fallback": timeout_bot(args.seed), **extra}
+        if "rematch" in extra:
+            options.pop("table")
+            options.pop("seat")
+        return connect_peer(reactor, host, port, args.name, controller, me, home, **options)
 
     model = model or model_from_args(args)
     model.notify({"type": "standings", **initial_standings(args)})
@@ -192,7 +219,7 @@ def initial_standings(args: argparse.Namespace) -> dict[str, Any]:
     from ..selfplay import SelfplayConfig, make_match
 
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=args.players,
-                         target=args.target)
+                         target=args.target, options=match_options(args, args.players))
     return dict(make_match(cfg, random.Random(0)).standings())
 
 

@@ -437,7 +437,10 @@ def run(args: argparse.Namespace) -> int:
         print(f"p2p-burraco verify: {exc}", file=sys.stderr)
         return EXIT_INCOMPLETE
     units, not_transcripts = collect(args.paths)
-    audits = verify_units(units, check)
+    from .verify_progress import terminal_progress
+
+    with terminal_progress(sys.stderr) as progress:
+        audits = verify_units(units, check, progress)
     if not audits and not not_transcripts:
         not_transcripts.append((" ".join(args.paths), "nothing to verify"))
     codes = [ma.exit_code for ma in audits]

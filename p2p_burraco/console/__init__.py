@@ -17,11 +17,11 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..controller import SeatController
 from .model import ConsoleModel
 
 __all__ = [
     "ConsoleModel",
+    "PeerLink",
     "create_application",
     "create_key_bindings",
     "create_layout",
@@ -71,15 +71,86 @@ async def settle_abandon(handle: Any, limit: float = ABANDON_SETTLE_S) -> None:
         await asyncio.sleep(0.05)
 
 
+class PeerLink:
+    """The console's link to its table: starts the peer through `connect(model, **extra)`,
+    hands the model its hooks (abandon, say, rematch) and reports how the link ended. A
+    rematch (TABLE-16) is a new link through the same `connect`, asking for our seat at the
+    rematch table; the old link closed when the match ended."""
+
+    def __init__(self, model: ConsoleModel, connect: Callable[..., Any]) -> None:
+        self.model = model
+        self.connect = connect
+        self.handle: Any = None
+
+    def failed(self, error: Any) -> None:
+        model = self.model
+        text = getattr(error, "getErrorMessage", lambda: str(error))()
+        model.failure = text or type(error).__name__
+        model.error = model.t("err.connection_failed", why=model.player_text(model.failure))
+        model.status = "disconnected"
+        model.link_alert = model.error if model.link_alert else None  # no more retrying
+        model.log_line(model.error, "log.error")
+        model.invalidate()
+
+    def finished(self, _: Any) -> None:
+        model = self.model
+        model.status = "match over" if model.match_over else "disconnected"
+        model.link_alert = None
+        model.invalidate()
+
+    def start(self, **extra: Any) -> None:
+        model = self.model
+        model.status = "connecting…"
+        try:
+            self.handle = handle = self.connect(model, **extra) if extra else \
+                self.connect(model)
+        except Exception as exc:  # noqa: BLE001 — refused config, unreachable host: shown, not raised
+            self.failed(exc)
+            return
+        abandon = getattr(handle, "request_abandon", None)
+        if callable(abandon) and (model.on_abandon is None or extra):
+            model.on_abandon = abandon
+        say = getattr(handle, "say", None)
+        if callable(say) and (model.on_say is None or extra):
+            model.on_say = say           # the `say` command: a signed chat line
+        model.on_rematch = self.rematch
+        waitable = getattr(handle, "done", handle)
+        if hasattr(waitable, "addCallbacks"):
+            waitable.addCallbacks(self.finished, self.failed)
+        elif inspect.isawaitable(waitable):
+            async def watch() -> None:
+                try:
+                    self.finished(await waitable)
+                except Exception as exc:  # noqa: BLE001 — shown to the person
+                    self.failed(exc)
+            asyncio.ensure_future(watch())
+
+    def rematch(self, table: str) -> None:
+        """TABLE-16: close the old link (if still open) and ask for the rematch."""
+        self.close()
+        self.start(rematch=table)
+
+    def close(self) -> None:
+        for name in ("disconnect", "close"):
+            fn = getattr(self.handle, name, None)
+            if callable(fn):
+                try:
+                    fn()
+                except Exception:  # noqa: BLE001, S110 — the link may already be gone
+                    pass
+                break
+
+
 async def run_console_peer(args: argparse.Namespace,
-                           connect: Callable[[SeatController], Any],
+                           connect: Callable[..., Any],
                            *, model: ConsoleModel | None = None,
                            input: Any = None, output: Any = None) -> int:
     """Run the console for one seat until the person quits; returns the exit code.
 
     A coroutine, to be run on the event loop that Twisted's asyncio reactor also uses (the
-    caller installs and runs that reactor). `connect(controller)` is called once the app is
-    up; it starts the peer with the console model as its SeatController. It may return
+    caller installs and runs that reactor). `connect(controller, **extra)` is called once
+    the app is up; it starts the peer with the console model as its SeatController (`extra`
+    is `rematch=<table>` when the person asks to play again, TABLE-16). It may return
     None, an awaitable, a Deferred, or an object with a `done` Deferred; a failure is shown
     in the console, which stays open so the person can read it. On quit, a returned object
     with `disconnect()` (or `close()`) is told to leave. A returned object with
@@ -91,61 +162,15 @@ async def run_console_peer(args: argparse.Namespace,
 
     model = model or model_from_args(args)
     app = create_application(model, input=input, output=output)
-    handle: Any = None
-
-    def failed(error: Any) -> None:
-        text = getattr(error, "getErrorMessage", lambda: str(error))()
-        model.failure = text or type(error).__name__
-        model.error = f"connection failed: {model.failure}"
-        model.status = "disconnected"
-        model.link_alert = model.error if model.link_alert else None  # no more retrying
-        model.log_line(model.error, "log.error")
-        model.invalidate()
-
-    def finished(_: Any) -> None:
-        model.status = "match over" if model.match_over else "disconnected"
-        model.link_alert = None
-        model.invalidate()
-
-    def start() -> None:
-        nonlocal handle
-        model.status = "connecting…"
-        try:
-            handle = connect(model)
-        except Exception as exc:  # noqa: BLE001 — refused config, unreachable host: shown, not raised
-            failed(exc)
-            return
-        abandon = getattr(handle, "request_abandon", None)
-        if callable(abandon) and model.on_abandon is None:
-            model.on_abandon = abandon
-        say = getattr(handle, "say", None)
-        if callable(say) and model.on_say is None:
-            model.on_say = say           # the `say` command: a signed chat line
-        waitable = getattr(handle, "done", handle)
-        if hasattr(waitable, "addCallbacks"):
-            waitable.addCallbacks(finished, failed)
-        elif inspect.isawaitable(waitable):
-            async def watch() -> None:
-                try:
-                    finished(await waitable)
-                except Exception as exc:  # noqa: BLE001 — shown to the person
-                    failed(exc)
-            asyncio.ensure_future(watch())
+    link = PeerLink(model, connect)
 
     try:
         def pre_run() -> None:
-            asyncio.get_running_loop().call_soon(start)
+            asyncio.get_running_loop().call_soon(link.start)
 
         result = await app.run_async(pre_run=pre_run)
         if model.abandoned:
-            await settle_abandon(handle)
+            await settle_abandon(link.handle)
     finally:
-        for name in ("disconnect", "close"):
-            fn = getattr(handle, name, None)
-            if callable(fn):
-                try:
-                    fn()
-                except Exception:  # noqa: BLE001, S110 — the link may already be gone
-                    pass
-                break
+        link.close()
     return 1 if model.failure is not None else int(result or 0)

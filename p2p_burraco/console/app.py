@@ -52,7 +52,8 @@ def create_application(model: ConsoleModel, input: Input | None = None,
             if model.bell:
                 out.bell()
             if model.title_alert:
-                out.set_title(f"▶ your turn — {model.seat_name(model.seat)} — p2p-burraco")
+                out.set_title(f"▶ {model.t('title.your_turn')} — "
+                              f"{model.seat_name(model.seat)} — p2p-burraco")
         elif model.title_alert:
             out.set_title("p2p-burraco")
         out.flush()

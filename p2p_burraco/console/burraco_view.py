@@ -12,7 +12,7 @@ from typing import Any
 from ..games.cards import Card
 from .model import ConsoleModel
 from .views import WIDE_SEATS, Line, Presenter, card_style, clip, flow
-from .words import tr
+from .words import t
 
 BURRACO_MARK = {"pulito": "burraco pulito", "semipulito": "burraco semipulito",
                 "sporco": "burraco sporco"}
@@ -70,10 +70,10 @@ class BurracoPresenter(Presenter):
     def keys_hint(self, model: ConsoleModel) -> str:
         kinds = model.legal_kinds()
         if "draw" in kinds or "take" in kinds:
-            return "F2 draw · F3 take pile · ←/→ Space select · F1 help · C-q quit"
+            return t(model.lang, "keys.burraco_draw")
         if kinds:
-            return "F4 meld · F5 attach · F6 discard · F7 send · F8 undo · F1 help"
-        return "←/→ Space select · Tab complete · F1 help · F10 score · C-q quit"
+            return t(model.lang, "keys.burraco_play")
+        return t(model.lang, "keys.burraco_wait")
 
     def hand_label(self, model: ConsoleModel) -> str:
         v = self.view(model)
@@ -81,12 +81,11 @@ class BurracoPresenter(Presenter):
         lang = model.lang
         pz = ""
         if side is not None and v.get("pozzetti"):
-            pz = tr(lang, " · pozzetto taken" if self.side_has_pozzetto(v, side)
-                    else " · pozzetto not yet")
+            pz = t(lang, "hand.pozzetto_taken" if self.side_has_pozzetto(v, side)
+                   else "hand.pozzetto_not_yet")
         hidden = model.hidden_in_hand() if model.preview is not None else 0
-        more = tr(lang, " + {n} of the pozzetto once sent", n=hidden) if hidden else ""
-        return tr(lang, "your hand ({n}{more}){pz}", n=len(model.hand_cards()), more=more,
-                  pz=pz)
+        more = t(lang, "hand.more_pozzetto", n=hidden) if hidden else ""
+        return t(lang, "hand.label", n=len(model.hand_cards()), more=more, pz=pz)
 
     # ------------------------------------------------------------------ drawing
     def meld_item(self, model: ConsoleModel, meld: dict[str, Any], staged: str = "") -> Line:
@@ -107,13 +106,13 @@ class BurracoPresenter(Presenter):
         if cls in BURRACO_MARK:
             out.append(("class:meld.burraco", f" ◆{BURRACO_MARK[cls]}"))
         if staged:
-            out.append(("class:staged", f" ({staged})"))
+            out.append(("class:staged", f" ({t(model.lang, staged)})"))
         return out
 
     def table_lines(self, model: ConsoleModel, width: int) -> list[Line]:
         v = self.view(model)
         if not v:
-            return [[("class:dim", "waiting for the deal…")]]
+            return [[("class:dim", t(model.lang, "table.waiting_deal"))]]
         lines: list[Line] = []
         mine = self.my_side(v, model.seat)
         order = list(dict.fromkeys(v.get("side_of") or []))
@@ -123,29 +122,29 @@ class BurracoPresenter(Presenter):
 
         def staged(m: dict[str, Any]) -> str:
             if m["id"] not in real:
-                return "staged"
-            return "staged +" if m.get("length") != real[m["id"]] else ""
+                return "stage.meld_staged"
+            return "stage.meld_staged_more" if m.get("length") != real[m["id"]] else ""
 
         for side in sides:
             seats = self.side_seats(v, side)
             who = " + ".join(model.seat_name(s) for s in seats)
-            label = tr(model.lang, "our side {x}" if side == mine else "side {x}",
-                       x="ABCDEF"[order.index(side)])
+            label = t(model.lang, "table.our_side" if side == mine else "table.side",
+                      x="ABCDEF"[order.index(side)])
             head: Line = [("class:label", f"{label}: "),
                           ("class:seat.me" if side == mine else "class:seat", who)]
             if self.side_has_pozzetto(v, side):
-                head.append(("class:dim", tr(model.lang, " · pozzetto taken")))
+                head.append(("class:dim", t(model.lang, "hand.pozzetto_taken")))
             side_melds = [m for m in melds if m.get("side") == side]
             if not side_melds:
-                head.append(("class:dim", tr(model.lang, " · no melds yet")))
+                head.append(("class:dim", t(model.lang, "table.no_melds")))
             lines.append(clip(head, width))
             lines += [clip([("", " ")] + ln, width)
                       for ln in flow((self.meld_item(model, m, staged(m)) for m in side_melds),
                                      width - 1, sep="  │ ")]
         # the discard pile, all of it, top card last
         pile = v.get("pile") or []
-        head = [("class:label", tr(model.lang, "discard pile ({n})", n=len(pile))),
-                ("class:dim", tr(model.lang, ", top last: "))]
+        head = [("class:label", t(model.lang, "table.pile", n=len(pile))),
+                ("class:dim", t(model.lang, "table.top_last"))]
         items: list[Line] = []
         for i, (_pos, text) in enumerate(pile):
             card = self.card_of_text(model, text)
@@ -154,16 +153,16 @@ class BurracoPresenter(Presenter):
                 frag = (frag[0] + " class:card.top", frag[1])
             items.append([frag])
         if not items:
-            items = [[("class:dim", tr(model.lang, "empty"))]]
+            items = [[("class:dim", t(model.lang, "table.empty"))]]
         body = flow(items, max(10, width - 2), sep=" ")
         lines.append(clip(head, width))
         lines += [clip([("", "  ")] + ln, width) for ln in body]
         pozz = v.get("pozzetti") or []
         left = [pz for pz in pozz if pz.get("taken_by") is None]
-        facts = tr(model.lang, "stock {n} · pozzetti left {k}", n=v.get("stock", 0), k=len(left))
+        facts = t(model.lang, "table.stock", n=v.get("stock", 0), k=len(left))
         if left:
-            facts += tr(model.lang, " ({sizes} cards)",
-                        sizes="+".join(str(pz.get("size")) for pz in left))
+            facts += t(model.lang, "table.pozzetti_sizes",
+                       sizes="+".join(str(pz.get("size")) for pz in left))
         lines.append([("class:dim", facts)])
         return lines
 
@@ -176,10 +175,10 @@ class BurracoPresenter(Presenter):
         side_names = {s: "ABCDEF"[order.index(t)] for s, t in enumerate(side_of)}
         counts = v.get("hand_counts") or []
         wide = width >= WIDE_SEATS
-        out = [[("class:label", tr(model.lang, "seats"))]]
+        out = [self.seats_head(model)]
         for seat in range(int(v.get("n_seats", len(counts)))):
             n = counts[seat] if seat < len(counts) else "?"
-            detail = f"{n:>2} {tr(model.lang, 'cards')}" if wide else f"{n:>2}c"
+            detail = f"{n:>2} {t(model.lang, 'table.cards')}" if wide else f"{n:>2}c"
             face_down = self.face_down(v, seat)
             if face_down:      # a pozzetto taken al volo, picked up at its next turn
                 detail += f" +{face_down}▼"
@@ -188,7 +187,7 @@ class BurracoPresenter(Presenter):
             else:
                 detail += " pozz –" if wide else " pz–"
             if seat == v.get("dealer"):
-                detail += " D"
+                detail += t(model.lang, "table.dealer_short")
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
         return out
 

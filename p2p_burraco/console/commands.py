@@ -15,6 +15,7 @@ from ..cardnames import LANGS
 from ..games.base import RuleViolation
 from ..games.cards import Card, NotationError
 from .model import ConsoleError, ConsoleModel, cards_text
+from .words import t
 
 BOTH = ("burraco", "briscola")
 
@@ -40,25 +41,43 @@ class Command:
 
     name: str
     aliases: tuple[str, ...]
-    args: str
-    help: str
     handler: Handler
     complete: Completer | None
     games: tuple[str, ...]
     key: str = ""
     intent: bool = False
     """True for game commands: the handler only returns an Intent (no side effects)."""
-    help_it: str = ""
-    """The help in Italian (shown with --lang it, and beside the English in `help CMD`)."""
-    examples: tuple[str, ...] = ()
-    """Lines a person can type as they are (`help CMD` lists them)."""
 
     @property
     def words(self) -> tuple[str, ...]:
         return (self.name, *self.aliases)
 
-    def usage(self) -> str:
-        return f"{self.name} {self.args}".strip()
+    def text(self, lang: str | None = "en") -> str:
+        """The command's help in `lang` (catalog id `cmd.NAME`)."""
+        return t(lang, f"cmd.{self.name}")
+
+    @property
+    def help(self) -> str:
+        return self.text("en")
+
+    @property
+    def help_it(self) -> str:
+        return self.text("it")
+
+    def word(self, lang: str | None = "en") -> str:
+        """The command's word in `lang`: its name, or its first Italian alias."""
+        return self.aliases[0] if lang == "it" and self.aliases else self.name
+
+    def args(self, lang: str | None = "en") -> str:
+        return t(lang, f"cmd.{self.name}.args")
+
+    def examples(self, lang: str | None = "en") -> tuple[str, ...]:
+        """Lines a person can type as they are (`help CMD` lists them), in `lang`."""
+        return tuple(e.strip() for e in t(lang, f"cmd.{self.name}.examples").split("|")
+                     if e.strip())
+
+    def usage(self, lang: str | None = "en") -> str:
+        return f"{self.word(lang)} {self.args(lang)}".strip()
 
 
 COMMANDS: dict[str, Command] = {}
@@ -66,15 +85,14 @@ COMMANDS: dict[str, Command] = {}
 _BY_WORD: dict[str, Command] = {}
 
 
-def command(name: str, *, aliases: Sequence[str] = (), args: str = "", help: str,
+def command(name: str, *, aliases: Sequence[str] = (),
             complete: Completer | None = None, games: Sequence[str] = BOTH,
-            key: str = "", intent: bool = False,
-            help_it: str = "", examples: Sequence[str] = ()) -> Callable[[Handler], Handler]:
-    """Register a command (decorator). A word may name only one command."""
+            key: str = "", intent: bool = False) -> Callable[[Handler], Handler]:
+    """Register a command (decorator). A word may name only one command; its help, argument
+    words and examples are the catalog's `cmd.NAME…` entries."""
 
     def register(fn: Handler) -> Handler:
-        cmd = Command(name, tuple(aliases), args, help, fn, complete, tuple(games), key,
-                      intent, help_it, tuple(examples))
+        cmd = Command(name, tuple(aliases), fn, complete, tuple(games), key, intent)
         for word in cmd.words:
             if word in _BY_WORD:
                 raise ValueError(f"console word {word!r} registered twice")
@@ -106,10 +124,10 @@ def run_command(model: ConsoleModel, line: str) -> bool:
     cmd = lookup(words[0])
     model.error = None
     if cmd is None or (model.game is not None and model.game not in cmd.games):
-        what = "unknown command" if cmd is None else f"'{words[0]}' is not a {model.game} command"
-        model.error = f"{what}: '{words[0]}' — type help (aiuto) for the list"
+        model.error = model.t("err.unknown_command", word=words[0]) if cmd is None else \
+            model.t("err.not_game_command", word=words[0], game=model.game)
         return False
-    if cmd.name not in ("help", "score"):
+    if cmd.name not in ("help", "score", "why"):
         model.panel = None
     try:
         intent = cmd.handler(model, words[1:])
@@ -122,7 +140,7 @@ def run_command(model: ConsoleModel, line: str) -> bool:
         model.error = model.display_text(str(exc))
         return False
     except Exception as exc:  # noqa: BLE001 — a bug must not close the person's table: show it, go on
-        model.error = f"internal error ({type(exc).__name__}): {exc}"
+        model.error = model.t("err.internal", kind=type(exc).__name__, text=exc)
         model.log_line(model.error, "log.error")
         return False
     return True
@@ -148,8 +166,8 @@ def dry_run(model: ConsoleModel, line: str) -> tuple[bool, str] | None:
         if not line[-1].isspace():
             return None  # mid-word: wait for the card to be typed whole
         return False, model.display_text(str(exc))
-    verb = "stages" if intent.mode == "stage" else "does"
-    return True, f"✓ {model.display_text(intent.text)} — Enter {verb} it"
+    return True, model.t("msg.check_ok" if intent.mode == "stage" else "msg.check_ok_do",
+                         step=model.step_text(intent.text))
 
 
 # ---------------------------------------------------------------------------- completion
@@ -165,7 +183,8 @@ def complete_line(model: ConsoleModel, text: str) -> list[tuple[str, str]]:
         for cmd in commands_for(model.game):
             for word in cmd.words:
                 if word.startswith(prefix):
-                    out.append((word, cmd.help if word == cmd.name else f"= {cmd.name}"))
+                    out.append((word, short_help(cmd, model.lang == "it")
+                                if word == cmd.word(model.lang) else f"= {cmd.word(model.lang)}"))
         return out
     named = lookup(words[0])
     if named is None or named.complete is None:
@@ -222,9 +241,14 @@ def _cards_or_selection(model: ConsoleModel, args: list[str], what: str) -> str:
         return " ".join(by_number(model, args))
     chosen = model.selected_cards()
     if not chosen:
-        raise ConsoleError(f"{what} which cards? type them (e.g. 7h 8h 9h) or select them "
-                           "with ←/→ and Space")
+        raise ConsoleError(model.t("err.which_cards", what=_verb(model, what)))
     return cards_text(chosen)
+
+
+def _verb(model: ConsoleModel, name: str) -> str:
+    """A command's word in the console's language (`discard` / `scarta`)."""
+    cmd = COMMANDS.get(name)
+    return cmd.word(model.lang) if cmd is not None else name
 
 
 def by_number(model: ConsoleModel, words: list[str]) -> list[str]:
@@ -236,7 +260,7 @@ def by_number(model: ConsoleModel, words: list[str]) -> list[str]:
         if word.isdigit():
             n = int(word)
             if n in seen:
-                raise ConsoleError(f"card number {n} is typed twice")
+                raise ConsoleError(model.t("err.card_twice", n=n))
             seen.add(n)
             out.append(str(model.card_by_index(n)))
         else:
@@ -250,7 +274,7 @@ def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
     if len(args) == 2 and not any(a.isdigit() for a in args[1:]):
         args = [" ".join(args)]            # a card named in two words: `play 9 coppe`
     if len(args) > 1:
-        raise ConsoleError(f"{what} one card, not {len(args)}")
+        raise ConsoleError(model.t("err.one_card_not", what=_verb(model, what), n=len(args)))
     if args:
         word = args[0]
         if word.isdigit():
@@ -258,54 +282,37 @@ def _one_card(model: ConsoleModel, args: list[str], what: str) -> str:
         return word
     chosen = model.selected_cards()
     if len(chosen) > 1:
-        raise ConsoleError(f"{what} one card: {len(chosen)} are selected")
+        raise ConsoleError(model.t("err.one_card_selected", what=_verb(model, what),
+                                   n=len(chosen)))
     card = chosen[0] if chosen else model.cursor_card()
     if card is None:
-        raise ConsoleError(f"{what} which card? your hand is empty")
+        raise ConsoleError(model.t("err.which_card_empty", what=_verb(model, what)))
     return str(card)
 
 
 # ---------------------------------------------------------------------------- commands
-@command("draw", aliases=("pesca", "pesco"), help="draw from the stock",
-         games=("burraco",), key="F2", intent=True, help_it="pesca dal tallone",
-         examples=("draw", "pesca"))
+@command("draw", aliases=("pesca", "pesco"), games=("burraco",), key="F2", intent=True)
 def _draw(model: ConsoleModel, args: list[str]) -> Intent:
     if args:
-        raise ConsoleError("draw takes no card: it is the top of the stock")
+        raise ConsoleError(model.t("err.draw_no_card"))
     return Intent("act", "draw")
 
 
-@command("take", aliases=("raccogli", "prendi"), args="[top|meld]",
-         help="take the whole discard pile; `take top`: only its top card (where the rules "
-              "allow it); `take meld CARDS`: take it and open with those cards at once",
-         games=("burraco",), key="F3", intent=True,
-         help_it="raccogli tutti gli scarti; `raccogli cima`: solo la carta in cima; "
-                 "`raccogli cala CARTE`: raccogli e apri subito con quelle carte",
-         examples=("take", "take top", "take meld 7h 8h 9h", "take meld 1 2 3 / Ks Kd Kc",
-                   "raccogli cima"))
+@command("take", aliases=("raccogli", "prendi"), games=("burraco",), key="F3", intent=True)
 def _take(model: ConsoleModel, args: list[str]) -> Intent:
     # The words (`top`/`cima`, `meld`/`cala`/`+`) are the engine's to read; the console only
     # turns hand numbers into cards (no other word of a take is a number).
     return Intent("act", " ".join(["take", *by_number(model, args)]))
 
 
-@command("meld", aliases=("cala", "calo"), args="CARDS",
-         help="stage a new meld (typed, numbered or selected cards; / between groups)",
-         complete=complete_cards, games=("burraco",), key="F4", intent=True,
-         help_it="prepara una nuova combinazione (carte scritte, numeri o selezionate)",
-         examples=("meld 7h 8h 9h", "meld 1 2 3", "meld JK 7s 8s", "meld 5h 5c 2h",
-                   "meld 7h 8h 9h / Ks Kd Kc", "cala 4 5 6"))
+@command("meld", aliases=("cala", "calo"), complete=complete_cards, games=("burraco",),
+         key="F4", intent=True)
 def _meld(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("stage", "meld " + _cards_or_selection(model, args, "meld"))
 
 
-@command("attach", aliases=("attacca", "aggiungi"), args="N CARDS",
-         help="stage cards onto our meld #N (the number on the table; low/high says "
-              "where a wild goes when you may choose)", complete=complete_attach,
-         games=("burraco",), key="F5", intent=True,
-         help_it="attacca carte alla nostra combinazione #N",
-         examples=("attach 3 10h", "attach 3 7", "attach 2 JK high", "attach 10h",
-                   "attacca 3 10h"))
+@command("attach", aliases=("attacca", "aggiungi"), complete=complete_attach,
+         games=("burraco",), key="F5", intent=True)
 def _attach(model: ConsoleModel, args: list[str]) -> Intent:
     from .views import presenter_for
     if args and args[0].isdigit():
@@ -325,74 +332,56 @@ def _attach(model: ConsoleModel, args: list[str]) -> Intent:
     if len(fits) == 1:
         return Intent("stage", f"attach {fits[0]} {cards}")
     if fits:
-        raise ConsoleError(f"{cards} fits melds {', '.join(map(str, fits))}: "
-                           f"type attach N {cards}")
+        raise ConsoleError(model.t("err.fits_many", cards=cards,
+                                   ids=", ".join(map(str, fits))))
     if last is not None:
         targets = ", ".join(f"#{n}" for n in presenter_for(model).attach_targets(model))
-        raise ConsoleError(f"none of our melds ({targets}) takes {cards}; "
-                           f"the last one says: {model.refusal(last)}")
-    raise ConsoleError("your side has no meld to attach to yet")
+        raise ConsoleError(model.t("err.fits_none", ids=targets, cards=cards,
+                                   why=model.refusal(last)))
+    raise ConsoleError(model.t("err.no_meld_yet"))
 
 
-@command("discard", aliases=("scarta", "scarto"), args="CARD",
-         help="discard, ending the turn (sends the staged)",
-         complete=complete_one_card, games=("burraco",), key="F6", intent=True,
-         help_it="scarta una carta e chiudi il turno (manda le preparate)",
-         examples=("discard 5", "discard Qs", "scarta 12"))
+@command("discard", aliases=("scarta", "scarto"), complete=complete_one_card,
+         games=("burraco",), key="F6", intent=True)
 def _discard(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("act", "discard " + _one_card(model, args, "discard"))
 
 
-@command("play", aliases=("gioca", "gioco"), args="CARD|N",
-         help="play a card, or its number in your hand",
-         complete=complete_one_card, games=("briscola",), key="Enter", intent=True,
-         help_it="gioca una carta, o il suo numero nella mano",
-         examples=("play 2", "play 1d", "play 9 coppe", "gioca 3"))
+@command("play", aliases=("gioca", "gioco"), complete=complete_one_card,
+         games=("briscola",), key="Enter", intent=True)
 def _play(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("act", "play " + _one_card(model, args, "play"))
 
 
-@command("redraw", aliases=("ripesca", "ripesco"),
-         help="1st turn (modificato): put back, draw again", games=("burraco",),
-         intent=True, help_it="primo turno (modificato): rimetti la carta e ripesca",
-         examples=("redraw",))
+@command("redraw", aliases=("ripesca", "ripesco"), games=("burraco",), intent=True)
 def _redraw(model: ConsoleModel, args: list[str]) -> Intent:
     return Intent("act", "redraw")
 
 
-@command("send", aliases=("invia", "manda"), help="lay the staged steps down now",
-         games=("burraco",), key="F7", help_it="cala ora le combinazioni preparate",
-         examples=("send",))
+@command("send", aliases=("invia", "manda"), games=("burraco",), key="F7")
 def _send(model: ConsoleModel, args: list[str]) -> None:
     model.send()
 
 
-@command("undo", aliases=("annulla",), help="unstage the last step",
-         games=("burraco",), key="F8", help_it="togli l'ultima preparata",
-         examples=("undo",))
+@command("undo", aliases=("annulla",), games=("burraco",), key="F8")
 def _undo(model: ConsoleModel, args: list[str]) -> None:
     model.undo()
 
 
-@command("clear", aliases=("svuota",), help="empty the staging area and selection",
-         games=("burraco",), key="F9", help_it="svuota le preparate e la selezione",
-         examples=("clear",))
+@command("clear", aliases=("svuota",), games=("burraco",), key="F9")
 def _clear(model: ConsoleModel, args: list[str]) -> None:
     model.clear_stage()
 
 
-@command("select", aliases=("scegli",), args="CARDS",
-         help="toggle cards in the selection", complete=complete_cards,
-         help_it="seleziona o deseleziona carte", examples=("select 1 2 3", "select 7h JK",
-                                                            "select"))
+@command("select", aliases=("scegli",), complete=complete_cards)
 def _select(model: ConsoleModel, args: list[str]) -> None:
     if not args:
         model.selected.clear()
-        model.message = "selection cleared"
+        model.message = model.t("msg.selection_cleared")
         return
     st = model.view_state
     if st is None:
-        raise ConsoleError("no hand in progress yet")
+        raise ConsoleError(model.t("err.no_hand"))
     hand = model.hand_cards()
     for card in st.deck.parse_many(by_number(model, args)):
         free = [p for p, c in hand if c == card and p not in model.selected]
@@ -402,49 +391,57 @@ def _select(model: ConsoleModel, args: list[str]) -> None:
         elif chosen:
             model.selected.discard(chosen[0])
         else:
-            raise ConsoleError(f"{card} is not in your hand")
+            raise ConsoleError(model.t("err.not_in_hand", card=card))
 
 
-@command("help", aliases=("aiuto", "?"), args="[COMMAND]",
-         help="this list, or one command explained with examples",
-         complete=lambda m, typed: [] if typed else [c.name for c in commands_for(m.game)],
-         key="F1", help_it="questo elenco, o un comando spiegato con esempi",
-         examples=("help", "help take", "aiuto scarta"))
+@command("hint", aliases=("suggerimento", "suggerisci"), intent=False)
+def _hint(model: ConsoleModel, args: list[str]) -> None:
+    model.hint()
+
+
+@command("rematch", aliases=("rivincita",))
+def _rematch(model: ConsoleModel, args: list[str]) -> None:
+    if args:
+        raise ConsoleError(model.t("rematch.words"))
+    model.ask_rematch()
+
+
+@command("why", aliases=("perché", "perche"))
+def _why(model: ConsoleModel, args: list[str]) -> None:
+    model.help_text = model.why()
+    model.panel, model.panel_scroll = "help", 0
+
+
+@command("help", aliases=("aiuto", "?"), key="F1",
+         complete=lambda m, typed: [] if typed else [c.name for c in commands_for(m.game)])
 def _help(model: ConsoleModel, args: list[str]) -> None:
     model.help_text = help_lines(model.game, args[0] if args else None, model.lang)
     model.panel, model.panel_scroll = "help", 0
 
 
-@command("score", aliases=("punti", "punteggio"),
-         help="the score sheet: every hand's breakdown and the running totals", key="F10",
-         help_it="il foglio dei punti: ogni mano e i totali", examples=("score",))
+@command("score", aliases=("punti", "punteggio"), key="F10")
 def _score(model: ConsoleModel, args: list[str]) -> None:
     model.panel, model.panel_scroll = "score", 0
 
 
-@command("recent", aliases=("partite",), help="the latest finished matches, from the history "
-         "[HIST-1]", help_it="le ultime partite giocate", examples=("recent", "partite"))
+@command("recent", aliases=("partite",))
 def _recent(model: ConsoleModel, args: list[str]) -> None:
     from ..table.match_record import recent_lines
 
     if args:
-        raise ConsoleError("recent takes no words: type recent (partite)")
-    model.help_text = recent_lines(model.data_dir)
+        raise ConsoleError(model.t("err.recent_words"))
+    model.help_text = [model.player_text(ln) for ln in recent_lines(model.data_dir)]
     model.panel, model.panel_scroll = "recent", 0
 
 
-@command("abandon", aliases=("abbandona",),
-         help="give up the match: your side loses it (asks first) [TABLE-9]",
-         help_it="abbandona la partita: la tua squadra la perde (chiede conferma)",
-         examples=("abandon", "abbandona"))
+@command("abandon", aliases=("abbandona",))
 def _abandon(model: ConsoleModel, args: list[str]) -> None:
     if args:
-        raise ConsoleError("abandon takes no words: type abandon, then confirm")
+        raise ConsoleError(model.t("err.abandon_words"))
     model.ask_abandon()
 
 
-@command("sort", aliases=("ordina",), help="sort your hand by suit or by rank (toggles)",
-         key="C-s", help_it="ordina la mano per seme o per valore", examples=("sort",))
+@command("sort", aliases=("ordina",), key="C-s")
 def _sort(model: ConsoleModel, args: list[str]) -> None:
     if args:
         model.set_option("sort", args[0].lower())
@@ -452,38 +449,25 @@ def _sort(model: ConsoleModel, args: list[str]) -> None:
         model.toggle_sort()
 
 
-@command("set", aliases=("imposta",), args="WHAT on|off",
-         help="console switches: bell, title (your turn), mouse (wheel scrolls the log), "
-              "panel (the seats-and-log column: off gives the table the whole width), "
-              "lang it|en, sort suit|rank",
+@command("set", aliases=("imposta",),
          complete=lambda m, typed: ["bell", "title", "mouse", "panel", "lang", "sort"]
          if not typed
          else (list(LANGS) if typed[0] == "lang" else ["suit", "rank"] if typed[0] == "sort"
-               else ["on", "off"]),
-         help_it="interruttori: campanello, titolo, mouse, pannello, lingua it|en, "
-                 "ordina seme|valore",
-         examples=("set bell off", "set title on", "set mouse off", "set panel off",
-                   "set lang it", "set sort rank"))
+               else ["on", "off"]))
 def _set(model: ConsoleModel, args: list[str]) -> None:
     if len(args) != 2:
-        raise ConsoleError("set takes two words, e.g. set bell off")
+        raise ConsoleError(model.t("err.set_two_words"))
     model.set_option(args[0].lower(), args[1].lower())
 
 
-@command("say", aliases=("scrivi", "chat"), args="TEXT",
-         help="a chat line to everyone at the table (signed; up to 200 characters)",
-         help_it="un messaggio a tutto il tavolo (firmato; fino a 200 caratteri)",
-         examples=("say good luck!", "scrivi bella mano"))
+@command("say", aliases=("scrivi", "chat"))
 def _say(model: ConsoleModel, args: list[str]) -> None:
     if not args:
-        raise ConsoleError("say what? e.g. say good luck!")
+        raise ConsoleError(model.t("err.say_what"))
     model.say(" ".join(args))
 
 
-@command("quit", aliases=("esci", "exit"),
-         help="leave the table (mid-match it asks first: leaving then abandons the match)",
-         key="C-q", help_it="lascia il tavolo (a partita in corso chiede conferma)",
-         examples=("quit", "esci"))
+@command("quit", aliases=("esci", "exit"), key="C-q")
 def _quit(model: ConsoleModel, args: list[str]) -> None:
     model.quit()
 
@@ -491,10 +475,15 @@ def _quit(model: ConsoleModel, args: list[str]) -> None:
 def short_help(cmd: Command, italian: bool = False) -> str:
     """A command's help up to its first `;` or `(`: the one line of the list (`help CMD`
     has the rest)."""
-    text = cmd.help_it if italian and cmd.help_it else cmd.help
+    text = cmd.text("it" if italian else "en")
     for mark in ("; ", " ("):
         text = text.split(mark)[0]
     return text
+
+
+def key_name(key: str, lang: str | None) -> str:
+    """A key as the help names it, in the console's language (`Enter` is `Invio`)."""
+    return t(lang, "keys.enter") if key == "Enter" else key
 
 
 def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> list[str]:
@@ -506,35 +495,30 @@ def help_lines(game: str | None, word: str | None = None, lang: str = "en") -> l
     if word is not None:
         cmd = lookup(word)
         if cmd is None:
-            raise ConsoleError(f"no command '{word}': type help for the list")
-        lines = [f"{cmd.usage()}  —  {cmd.help_it if italian and cmd.help_it else cmd.help}"]
-        if cmd.help_it and not italian:
-            lines.append("in italiano: " + cmd.help_it)
-        if cmd.aliases:
-            lines.append(("anche: " if italian else "also: ") + ", ".join(cmd.aliases))
+            raise ConsoleError(t(lang, "err.no_help_for", word=word))
+        lines = [f"{cmd.usage(lang)}  —  {cmd.text(lang)}"]
+        # the other words for it: in Italian its Italian ones (English words work anyway)
+        other = [w for w in (cmd.aliases if italian else cmd.words) if w != cmd.word(lang)]
+        if other:
+            lines.append(t(lang, "help.also") + ", ".join(other))
         if cmd.key:
-            lines.append(("tasto: " if italian else "key: ") + cmd.key)
-        if cmd.examples:
-            lines.append("esempi:" if italian else "examples:")
-            lines += [f"  {ex}" for ex in cmd.examples]
+            lines.append(t(lang, "help.key") + key_name(cmd.key, lang))
+        examples = cmd.examples(lang)
+        if examples:
+            lines.append(t(lang, "help.examples"))
+            lines += [f"  {ex}" for ex in examples]
         if cmd.intent or cmd.name == "select":
             lines += typing_help(game, lang)
         return lines
     cmds = commands_for(game)
-    lines = [f"{cmd.usage():<15} {cmd.key:<5} " + short_help(cmd, italian) for cmd in cmds]
+    width = min(22, max(len(cmd.usage(lang)) for cmd in cmds))
+    lines = [f"{cmd.usage(lang):<{width}} {key_name(cmd.key, lang):<5} "
+             + short_help(cmd, italian) for cmd in cmds]
     if game in (None, "burraco"):
-        lines.append("  e.g. take top · take meld 7h 8h 9h · meld 1 2 3 · attach 3 10h · "
-                     "discard 5   (help CMD: more examples)")
+        lines.append(t(lang, "help.eg"))
     lines += typing_help(game, lang)
     if not italian:
-        lines.append("Italian: " + ", ".join(f"{a}={c.name}" for c in cmds
-                                             for a in c.aliases[:1]))
-    lines.append("Tasti: ←/→ sulla mano, Spazio seleziona, Invio fa l'azione indicata, Tab "
-                 "completa, ↑/↓ cronologia, PagSu/PagGiù o rotella scorrono il registro, Esc "
-                 "chiude, Ctrl-S ordina, Ctrl-Q esce." if italian else
-                 "Keys: ←/→ move over your hand, Space selects, Enter does the hinted action, "
-                 "Tab completes, ↑/↓ history, PgUp/PgDn or the mouse wheel scroll the log, "
-                 "Esc closes, Ctrl-S sorts, Ctrl-Q leaves. The number beside a card names it "
-                 "(discard 5, meld 1 2 3); ✦ marks the card just drawn; +N▼ beside a seat: "
-                 "a pozzetto it holds face down.")
+        lines.append(t(lang, "help.aliases", pairs=", ".join(
+            f"{a}={c.name}" for c in cmds for a in c.aliases[:1])))
+    lines.append(t(lang, "help.keys"))
     return lines

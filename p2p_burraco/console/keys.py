@@ -36,7 +36,11 @@ def create_key_bindings(model: ConsoleModel) -> KeyBindings:
 
     @kb.add("end", filter=empty)
     def _end(event: KeyPressEvent) -> None:
-        model.cursor = max(0, len(model.hand_cards()) - 1)
+        """The log back at its newest line when scrolled back; else the hand's last card."""
+        if model.log_scroll:
+            model.log_scroll = 0
+        else:
+            model.cursor = max(0, len(model.hand_cards()) - 1)
 
     @kb.add("space", filter=empty)
     def _select(event: KeyPressEvent) -> None:

@@ -42,10 +42,22 @@ from prompt_toolkit.layout.dimension import Dimension
 from prompt_toolkit.layout.menus import CompletionsMenu
 from prompt_toolkit.mouse_events import MouseEvent, MouseEventType
 
+from .catalog import has
 from .commands import complete_line, dry_run, help_lines, run_command
 from .model import ConsoleModel, format_ms
-from .views import CUT, Line, clip, clip_text, flow, labelled, presenter_for, text_width, wrap_text
-from .words import tr
+from .views import (
+    CUT,
+    Line,
+    clip,
+    clip_text,
+    display_width,
+    flow,
+    labelled,
+    presenter_for,
+    text_width,
+    wrap_text,
+)
+from .words import t
 
 RIGHT_WIDTH = 34
 """Columns of the right-hand column (seats, scores, log) from 100 columns up."""
@@ -79,12 +91,15 @@ class LinesControl(UIControl):
     With `bottom=True` it shows the last lines that fit (a log)."""
 
     def __init__(self, render: Render, bottom: bool = False,
-                 on_scroll: Callable[[int], None] | None = None, more_hint: str = "") -> None:
+                 on_scroll: Callable[[int], None] | None = None,
+                 more_hint: Callable[[], str] = lambda: "",
+                 lang: Callable[[], str] = lambda: "en") -> None:
         self.render = render
         self.bottom = bottom
         self.on_scroll = on_scroll
         self.more_hint = more_hint
         """Said after "↓ N more line(s)" when the lines overflow (how to see them)."""
+        self.lang = lang
 
     def mouse_handler(self, mouse_event: MouseEvent) -> object:
         """The mouse wheel scrolls (the log); anything else is not ours."""
@@ -108,7 +123,7 @@ class LinesControl(UIControl):
         elif len(lines) > height > 0:      # never cut rows silently: say how many more
             hidden = len(lines) - height + 1
             lines = lines[:height - 1] + [[("class:hint.key", clip_text(
-                f"↓ {hidden} more line(s){self.more_hint}", width))]]
+                t(self.lang(), "panel.more", n=hidden, hint=self.more_hint()), width))]]
         fragments: list[StyleAndTextTuples] = [list(ln) for ln in lines]
         return UIContent(get_line=lambda i: fragments[i], line_count=len(fragments),
                          show_cursor=False)
@@ -156,7 +171,7 @@ def run_line(model: ConsoleModel, text: str) -> None:
             if model.panel is not None:
                 model.panel = None
             else:
-                model.error = "nothing to do on Enter now: " + model.turn_hint()
+                model.error = model.t("err.enter_nothing", hint=model.turn_hint())
             return
         line = action
     run_command(model, line)
@@ -168,7 +183,7 @@ def title_line(model: ConsoleModel, width: int) -> list[Line]:
     """The title bar; when it does not fit, a compact one (no app name, short words)."""
     for compact in (False, True):
         parts = title_parts(model, compact)
-        used = sum(len(t) for _, t in parts)
+        used = text_width(parts)
         if used <= width:
             break
     parts.append(("class:title", " " * max(0, width - used)))
@@ -180,16 +195,18 @@ def title_parts(model: ConsoleModel, compact: bool) -> Line:
     st = model.state
     parts: Line = [] if compact else [("class:title.app", " p2p-burraco ")]
     lang = model.lang
-    parts.append(("class:title", " " + (pres.title(model) or tr(lang, "waiting for a table"))))
+    parts.append(("class:title", " " + (pres.title(model) or t(lang, "title.waiting_table"))))
     if model.hand_no:
-        parts.append(("class:title", " · " + tr(lang, "h{n}" if compact else "hand {n}",
-                                                n=model.hand_no)))
+        parts.append(("class:title", " · " + t(lang, "title.hand_short" if compact
+                                               else "title.hand", n=model.hand_no)))
     if st is not None and not st.is_over and st.to_move is not None:
         who = st.to_move
-        turn = tr(lang, "your turn") if who == model.seat else \
-            tr(lang, "{who} to move", who=model.seat_name(who))
+        turn = t(lang, "title.your_turn") if who == model.seat else \
+            t(lang, "title.to_move", who=model.seat_name(who))
+        phase = f"phase.{st.phase}"
+        phase = t(lang, phase) if has(phase) else str(st.phase)
         parts.append(("class:title.turn", f" · ▶ {turn}" if compact
-                      else f" · ▶ {turn} ({st.phase})"))
+                      else f" · ▶ {turn} ({phase})"))
         clock = model.clock
         left = model.clock_left_ms()
         if clock is not None and left is not None and clock.seat == who \
@@ -198,15 +215,27 @@ def title_parts(model: ConsoleModel, compact: bool) -> Line:
             parts.append(("class:title.warn" if warn else "class:title.clock",
                           f" ⏱ {format_ms(left)}"))
     elif st is not None and st.is_over:
-        parts.append(("class:title", " · " + tr(lang, "hand over")))
+        parts.append(("class:title", " · " + t(lang, "title.hand_over")))
     if model.standings:
-        parts.append(("class:title", " · " + ("" if compact else tr(lang, "score "))
+        parts.append(("class:title", " · " + ("" if compact else t(lang, "title.score"))
                       + model.score_brief()))
     if model.status:
         alert = model.link_alert is not None
         parts.append(("class:title", " · "))
-        parts.append(("class:title.alert" if alert else "class:title.status", model.status))
+        parts.append(("class:title.alert" if alert else "class:title.status",
+                      status_text(model)))
     return parts
+
+
+STATUS_IDS = {"connecting…": "status.connecting", "online": "status.online",
+              "reconnecting…": "status.reconnecting", "disconnected": "status.disconnected",
+              "match over": "status.match_over"}
+
+
+def status_text(model: ConsoleModel) -> str:
+    """The link's state word of the title bar, in the console's language."""
+    status = model.status or ""
+    return model.t(STATUS_IDS[status]) if status in STATUS_IDS else model.player_text(status)
 
 
 def banner_lines(model: ConsoleModel, width: int) -> list[Line]:
@@ -242,7 +271,7 @@ def clock_lines(model: ConsoleModel, width: int) -> list[Line]:
         for seat, left in matches:
             style = "class:seat.me" if seat == model.seat else "class:clock"
             items.append([(style, f"{model.seat_name(seat)[:10]} {left}")])
-        out += labelled("match ", items, width, sep="  ")
+        out += labelled(model.t("clock.match_label"), items, width, sep="  ")
     return out
 
 
@@ -252,19 +281,20 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
     cards = model.hand_cards()
     label: Line = [("class:label", pres.hand_label(model))]
     if model.selected:
-        label.append(("class:dim", f" · {len(model.selected)} selected"))
+        label.append(("class:dim", model.t("hand.selected", n=len(model.selected))))
     progress = model.deal_progress()
     if progress:
         label = [("class:progress", progress)]
     fresh = [card for pos, card in cards if pos in model.fresh]
-    if fresh:   # said in words too, in the console's language: `✦ 7 of hearts just drawn`
-        said = tr(model.lang, "just drawn")
+    if fresh:   # said in words too, in the console's language: `✦ new card: 7 of hearts`
+        said = "hand.fresh_one" if len(fresh) == 1 else "hand.fresh_many"
         for k in (3, 2, 1):   # as many names as fit one line (a big pile taken), then +N more
             names = ", ".join(model.card_name(c) for c in fresh[:k]) + \
                 (f" +{len(fresh) - k}" if fresh[k:] else "")
-            if len(f"✦ {names} {said}") <= width:
+            said_text = "✦ " + model.t(said, names=names)
+            if display_width(said_text) <= width:
                 break
-        label.append(("class:card.fresh", f" · ✦ {names} {said}"))
+        label.append(("class:card.fresh", " · " + said_text))
     heads = flow([[(style, part)] for style, text in label
                   for part in text.split(" · ") if part], width, sep=" · ")
     items: list[Line] = []
@@ -278,7 +308,7 @@ def hand_lines(model: ConsoleModel, width: int) -> list[Line]:
         if pos in model.fresh:
             item = [("class:card.fresh", f"✦{i + 1}:")]
         items.append(item + [(style, text)])
-    body = flow(items, width, sep="  ") if items else [[("class:dim", "(no cards)")]]
+    body = flow(items, width, sep="  ") if items else [[("class:dim", model.t("hand.no_cards"))]]
     return heads + body
 
 
@@ -286,17 +316,18 @@ def staging_lines(model: ConsoleModel, width: int) -> list[Line]:
     """Staged steps (not yet on the table), the queue being sent, and the last refusal."""
     if model.game != "burraco":
         return []
-    out: Line = [("class:label", tr(model.lang, "staged: "))]
+    label = model.t("stage.label")
+    out: Line = [("class:label", label)]
     if not model.staged and not model.outbox:
-        long = tr(model.lang, "nothing — meld/attach go here first; send lays them down")
-        out.append(("class:dim", long if len(long) + 12 <= width
-                    else tr(model.lang, "nothing yet")))
+        long = model.t("stage.nothing_long")
+        out.append(("class:dim", long if display_width(long + label) <= width
+                    else model.t("stage.nothing")))
         return [clip(out, width)]
     items: list[Line] = []
     for step in model.outbox:
-        items.append([("class:staged.sending", "⇢ " + model.display_text(step.text))])
+        items.append([("class:staged.sending", "⇢ " + model.step_text(step.text))])
     for i, step in enumerate(model.staged):
-        items.append([("class:staged", f"{i + 1}. " + model.display_text(step.text) + " ✓")])
+        items.append([("class:staged", f"{i + 1}. " + model.step_text(step.text) + " ✓")])
     lines = flow(items, max(10, width - 8), sep="  ")
     first = out + lines[0]
     return [clip(first, width)] + [clip([("", " " * 8)] + ln, width) for ln in lines[1:]]
@@ -324,7 +355,7 @@ def panel_scrolled(model: ConsoleModel, lines: list[Line]) -> list[Line]:
     model.panel_scroll = max(0, min(model.panel_scroll, len(lines) - 1))
     if model.panel_scroll:
         hidden = model.panel_scroll + 1          # the marker takes the row of one more line
-        return [[("class:hint.key", f"↑ {hidden} line(s) above · PgUp")]] + lines[hidden:]
+        return [[("class:hint.key", model.t("panel.above", n=hidden))]] + lines[hidden:]
     return lines
 
 
@@ -339,12 +370,12 @@ def scroll_window(model: ConsoleModel, log: list[Line], room: int, width: int) -
     end = len(log) - back
     newer: list[Line] = []
     if back:
-        newer = [[("class:hint.key", clip_text(f"↓ {back} newer · PgDn", width))]]
+        newer = [[("class:hint.key", clip_text(model.t("log.newer", n=back), width))]]
     start = max(0, end - (room - len(newer)))
     older: list[Line] = []
     if start > 0:
         start += 1                               # the marker takes the row of one more line
-        older = [[("class:hint.key", clip_text(f"↑ {start} older · PgUp", width))]]
+        older = [[("class:hint.key", clip_text(model.t("log.older", n=start), width))]]
     return older + log[start:end] + newer
 
 
@@ -352,15 +383,18 @@ def main_lines(model: ConsoleModel, width: int) -> list[Line]:
     """The table — or, while open, the help or score panel in its place."""
     if model.panel == "help":
         text = model.help_text or help_lines(model.game, lang=model.lang)
-        out = [[("class:label", "help"), ("class:dim", "  (Esc or F1 closes · PgUp/PgDn)")]]
+        out = [[("class:label", model.t("panel.help")),
+                ("class:dim", model.t("panel.help_keys"))]]
         return out + panel_scrolled(model, [ln for t in text
                                             for ln in wrap_text(t, width, "class:help")])
     if model.panel == "recent":
-        out = [[("class:label", "recent matches"), ("class:dim", "  (Esc closes · PgUp/PgDn)")]]
+        out = [[("class:label", model.t("panel.recent")),
+                ("class:dim", model.t("panel.recent_keys"))]]
         return out + panel_scrolled(model, [ln for t in model.help_text
                                             for ln in wrap_text(t, width, "class:help")])
     if model.panel == "score":
-        out = [[("class:label", "score"), ("class:dim", "  (Esc or F10 closes · PgUp/PgDn)")]]
+        out = [[("class:label", model.t("panel.score")),
+                ("class:dim", model.t("panel.score_keys"))]]
         return out + panel_scrolled(model, score_lines(model, width))
     if model.state is None:
         return lobby_lines(model, width)
@@ -371,23 +405,28 @@ def lobby_lines(model: ConsoleModel, width: int) -> list[Line]:
     """The waiting screen: the table, each seat with who sits there (name, person or bot,
     key fingerprint) or "free", and what we wait for."""
     info = model.lobby_table
-    head = "table " + " · ".join(str(info[k]) for k in ("id", "game", "variant")
-                                 if info.get(k)) if info else "table"
+    word = model.t("lobby.table")
+    head = word + " " + " · ".join(str(info[k]) for k in ("id", "game", "variant")
+                                   if info.get(k)) if info else word
     out: list[Line] = [clip([("class:label", head)], width)]
+    if info:
+        out.append(clip([("class:dim", model.t("lobby.hints_on" if model.hints_on
+                                               else "lobby.hints_off"))], width))
     for entry in model.lobby:
         seat = entry.get("seat")
         name = entry.get("name")
         if not name:
-            row: Line = [("class:dim", f" seat {seat}  free")]
+            row: Line = [("class:dim", model.t("lobby.free", n=seat))]
         else:
             me = seat == model.seat
-            who = "bot" if entry.get("bot") else "person"
+            who = model.t("lobby.bot" if entry.get("bot") else "lobby.person")
             if not entry.get("connected"):
-                who += ", away"
+                who += model.t("lobby.away")
             key = entry.get("key")
-            row = [("class:seat.me" if me else "class:seat", f" seat {seat}  {name}"),
-                   ("class:dim", f"  ({'you, ' if me else ''}{who})"
-                                 + (f"  key {key}" if key else ""))]
+            row = [("class:seat.me" if me else "class:seat",
+                    model.t("lobby.seat", n=seat, name=name)),
+                   ("class:dim", f"  ({model.t('lobby.you') if me else ''}{who})"
+                                 + (model.t("lobby.key", key=key) if key else ""))]
         out.append(clip(row, width))
     out.append([])
     out += wrap_text(model.waiting_text(), width, "class:dim")
@@ -398,19 +437,21 @@ def score_lines(model: ConsoleModel, width: int) -> list[Line]:
     """The score sheet: the match's standing, the running totals hand by hand, then every
     hand's breakdown (melds, burraco bonuses by kind, pozzetto, closing, cards left), the
     newest first, each with its audit verdict."""
-    out: list[Line] = [[("class:label", "match")]]
+    out: list[Line] = [[("class:label", model.t("score.match"))]]
     out += wrap_text(model.standings_text(), width)
     if not model.outcomes:
         return out
-    out.append([("class:label", "running totals")])
+    out.append([("class:label", model.t("score.running"))])
     for line in model.score_sheet():
         out += wrap_text(line, width, "class:log.score")
     for outcome in reversed(model.outcomes):
-        out.append([("class:label", clip_text(
-            f"hand {outcome.number}: {outcome.result.reason}", width))])
-        for t in model.result_lines(outcome):
-            out += wrap_text(t, width, "class:log.score")
-        out += wrap_text(f"audit: {outcome.verdict}", width,
+        out.append([("class:label", clip_text(model.t(
+            "score.hand", n=outcome.number, reason=model.reason_text(outcome.result.reason)),
+            width))])
+        for text in model.result_lines(outcome):
+            out += wrap_text(text, width, "class:log.score")
+        out += wrap_text(model.t("score.audit", verdict=model.verdict_text(outcome.verdict)),
+                         width,
                          "class:log.fair" if outcome.verdict == "fair" else "class:log.error")
     return out
 
@@ -421,14 +462,15 @@ def hint_line(model: ConsoleModel, width: int) -> list[Line]:
     action = pres.default_action(model)
     parts: Line = []
     if action:
-        parts += [("class:hint.key", "Enter"), ("class:hint", f": {pres.action_label(model, action)}  │ ")]
+        parts += [("class:hint.key", model.t("keys.enter")),
+                  ("class:hint", f": {pres.action_label(model, action, hint=True)}  │ ")]
     used = text_width(parts)
-    keys = [k for k in tr(model.lang, pres.keys_hint(model)).split(" · ") if k]
+    keys = [k for k in pres.keys_hint(model).split(" · ") if k]
     shown: list[str] = []
     for key in keys:
-        if used + len(key) + (3 if shown else 0) > width:
+        if used + display_width(key) + (3 if shown else 0) > width:
             break
-        used += len(key) + (3 if shown else 0)
+        used += display_width(key) + (3 if shown else 0)
         shown.append(key)
     parts.append(("class:hint", " · ".join(shown)))
     return [clip(parts, width)]
@@ -465,10 +507,14 @@ def text_of(line: Line) -> str:
 def too_small_lines(width: int, height: int | None) -> list[Line]:
     """Shown instead of the table below MIN_COLUMNS×MIN_ROWS, until the terminal grows."""
     columns, rows = terminal_size()
-    lines = [(f"The terminal is {columns}×{rows}: the table needs at least "
-             f"{MIN_COLUMNS}×{MIN_ROWS}."), ("Make the window larger; the game goes on "
-             "meanwhile and comes back as soon as it fits."), "(Ctrl-Q leaves.)"]
+    lang = _LANG[0]
+    lines = [t(lang, "small.size", c=columns, r=rows, mc=MIN_COLUMNS, mr=MIN_ROWS),
+             t(lang, "small.larger"), t(lang, "small.quit")]
     return [ln for t in lines for ln in wrap_text(t, width, "class:error")]
+
+
+_LANG = ["en"]
+"""The language of the too-small screen (set by create_layout from the model)."""
 
 
 def _window(render: Render, **kw: object) -> Window:
@@ -480,7 +526,9 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
     pres_is_burraco = Condition(lambda: model.game == "burraco")
     buffer = buffer or create_command_buffer(model)
 
-    table = Window(LinesControl(lambda w, h: main_lines(model, w), more_hint=" · PgDn"),
+    table = Window(LinesControl(lambda w, h: main_lines(model, w),
+                                more_hint=lambda: model.t("panel.pgdn"),
+                                lang=lambda: model.lang),
                    wrap_lines=False, height=Dimension(min=3, weight=1))
     staging = ConditionalContainer(
         _window(lambda w, h: staging_lines(model, w), dont_extend_height=True),
@@ -510,7 +558,11 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
                 height=Dimension(min=1, max=MESSAGE_ROWS), dont_extend_height=True),
         prompt,
     ])
-    small = Condition(too_small)
+    def small_check() -> bool:
+        _LANG[0] = model.lang
+        return too_small()
+
+    small = Condition(small_check)
     root = HSplit([
         ConditionalContainer(root, filter=~small),
         ConditionalContainer(_window(too_small_lines), filter=small),

@@ -28,8 +28,9 @@ from .. import cardnames
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
 from ..games.cards import Card, NotationError, Suit
+from .catalog import engine_text
 from .words import kinds as kind_words
-from .words import tr
+from .words import t, verb_words
 
 LOG_LINES = 400
 """How many log lines the console keeps (older lines scroll away)."""
@@ -49,19 +50,19 @@ CLOCK_KINDS = ("turn", "match_clock", "step", "grace")
 CLOCK_RULE = {"turn": "TABLE-1", "match_clock": "TABLE-2", "step": "TABLE-5",
               "grace": "TABLE-6"}
 
-ABANDON_QUESTION = ("Abandon the match? Your side loses it [TABLE-9]. Type abandon again "
-                    "(or yes); anything else cancels")
-"""Asked by `abandon`; fits a 100-column banner."""
+ABANDON_QUESTION = "q.abandon"
+"""Asked by `abandon` (a catalog id); fits a 100-column banner."""
 ABANDON_CONFIRM = frozenset({"abandon", "abbandona", "yes", "y", "si", "sì"})
-QUIT_QUESTION = ("Leave mid-match? Your side loses the match by abandonment [TABLE-9]. "
-                 "Ctrl-Q again (or yes) leaves; anything else stays")
+QUIT_QUESTION = "q.quit"
 """Asked by quit (Ctrl-Q) while a match is on at a networked table: a confirmed quit signs
 `abandon`, so the others are told at once and nobody is blamed for a missing reveal."""
-QUIT_QUESTION_OFFLINE = ("Leave the table? The hand in progress ends here. Ctrl-Q again "
-                         "(or yes) leaves; anything else stays")
+QUIT_QUESTION_OFFLINE = "q.quit_offline"
 QUIT_CONFIRM = frozenset({"quit", "esci", "exit", "yes", "y", "si", "sì"})
-ABANDON_OFFLINE = ("abandoning is not available offline (nobody is waiting for you here): "
-                   "quit (Ctrl-Q) leaves the table")
+ABANDON_OFFLINE = "q.abandon_offline"
+_RULE_ID = re.compile(r"\s*\[[A-Z][A-Z0-9]*-\d+[a-z]?\]")
+"""A rule id in brackets (`[FIBUR-9]`): kept for `why`, never on the table."""
+_MESSAGE_NO = re.compile(r"\s*\(message \d+\)")
+"""A message number in the host's words (`(message 46)`): for `verify`, not the table."""
 
 
 def loop_time() -> float:
@@ -151,7 +152,7 @@ def hand_positions(state: HandState, seat: Seat) -> list[Pos]:
 
 
 def format_violation(exc: RuleViolation) -> str:
-    """The refusal as shown: the engine's message and its rule id."""
+    """The refusal with its rule id, as `why` and the records say it."""
     return f"refused: {exc.message} [{exc.rule_id}]"
 
 
@@ -162,7 +163,13 @@ class ConsoleModel:
                  target: int | None = None, variant: str | None = None,
                  lang: str | None = None) -> None:
         self.name = name or "you"
-        self.lang = lang if lang in cardnames.LANGS else "en"   # card names and help (--lang)
+        self.lang = lang if lang in cardnames.LANGS else "en"   # every word shown (--lang)
+        self.last_refusal: RuleViolation | None = None   # what `why` explains
+        self.hint_given: str | None = None     # this turn's hint, once asked (one a turn)
+        self.on_rematch: Callable[[str], None] | None = None
+        """Set by whoever connects (`run_console_peer`): play again with the same people at
+        the same host — a new link that asks for our seat at the rematch table (TABLE-16)."""
+        self.rematch_of: str | None = None     # the finished table we asked to play again
         self.sort_by = "suit"                  # hand order: "suit" or "rank" (`sort`)
         self.fresh: set[Pos] = set()           # cards just drawn/taken: marked until we act
         self._pile_seen: list[str] = []        # the discard pile at the last event (take)
@@ -255,14 +262,16 @@ class ConsoleModel:
         self.progress = None
         if resumed:
             self._forget_hand_actions()
-            self.log_line(f"— hand {self.hand_no} resumed: the table is rebuilt from the "
-                          "host's log —", "log.hand")
+            self.log_line(self.t("log.hand_resumed", n=self.hand_no), "log.hand")
         else:
             self.hand_no = number if number is not None else self.hand_no + 1
             self._hand_mark = self._log_count
-            self.log_line(f"— hand {self.hand_no} starts (dealer: "
-                          f"{self.seat_name(state.dealer)}) —", "log.hand")
+            self.log_line(self.t("log.hand_starts", n=self.hand_no,
+                                 who=self.seat_name(state.dealer)), "log.hand")
         self._hand_open = True
+        self.hint_given = None
+        self.panel = None if self.panel == "score" else self.panel   # the next deal
+        self.log_scroll = 0
         self.fresh = set()
         self.refresh()
         self._snapshot()
@@ -298,7 +307,8 @@ class ConsoleModel:
             self._flush()
         else:
             self.refresh()
-            self.message = tr(self.lang, "your turn: ") + self.turn_hint()
+            self.message = self.t("turn.your_turn", hint=self.turn_hint())
+            self.log_scroll = 0            # the log follows the game (our move)
             self._turn_alert()
         self._snapshot()
         self.invalidate()
@@ -309,11 +319,12 @@ class ConsoleModel:
         dropped = len(self.outbox)
         self.outbox.clear()
         self.in_flight = None
-        error = self.display_text(error)
-        self.error = error if error.startswith("refused") else f"refused: {error}"
+        self._remember_refusal(error)
+        error = self.player_text(error.removeprefix("refused: "))
+        self.error = self.t("err.refused", why=error)
         self.log_line(self.error, "log.error")
         if dropped:
-            self.log_line(f"{dropped} queued step(s) not sent", "log.error")
+            self.log_line(self.t("err.queued_dropped", n=dropped), "log.error")
         self.refresh()
         self.invalidate()
 
@@ -335,7 +346,7 @@ class ConsoleModel:
             if isinstance(event.get("you"), int):
                 self.seat = event["you"]
         elif kind == "progress":
-            text = str(event.get("text", "shuffling"))
+            text = self.player_text(str(event.get("text", "shuffling")))
             done, total = event.get("done"), event.get("total")
             if isinstance(done, int) and isinstance(total, int) and total > 0:
                 if done >= total:
@@ -350,6 +361,8 @@ class ConsoleModel:
             who = self.seat_name(seat) if isinstance(seat, int) else "?"
             text = str(event.get("text") or event.get("action") or "")
             mine = seat == self.seat
+            if not mine:
+                self.hint_given = None   # someone else moved: our next turn may ask again
             if mine:
                 self.in_flight = None  # the table applied our step to the replica
                 self.fresh = set(self._hand_positions()) - self._hand_seen
@@ -368,6 +381,7 @@ class ConsoleModel:
             seat = event.get("seat")
             who = self.seat_name(seat) if isinstance(seat, int) else str(event.get("name"))
             self._append(LogLine(f"💬 {who}: {event.get('text', '')}", "log.chat"))
+
         elif kind == "standings":
             self.standings = {k: v for k, v in event.items() if k != "type"}
             if isinstance(self.standings.get("target"), int):
@@ -375,26 +389,24 @@ class ConsoleModel:
         elif kind == "clock":
             self._on_clock(event)
         elif kind == "status":
-            text = str(event.get("text", ""))
-            shown = tr(self.lang, str(event["template"]), **dict(event.get("fields") or {})) \
-                if isinstance(event.get("template"), str) else text
-            self._on_status(text, shown)
+            self._on_status(str(event.get("text", "")))
         elif kind == "log":
             text = str(event.get("text", ""))
             text, style = self._on_table_line(text, str(event.get("style", "")))
             self.log_line(text, style)
         elif kind == "error":
-            self.error = self.name_seats(str(event.get("text", event.get("message", "error"))))
+            raw = str(event.get("text", event.get("message", "error")))
+            self.error = self.player_text(raw)
             style = "log.error"
-            if is_host_fault(self.error):
+            if is_host_fault(raw):
                 self.fault = self.error
                 style = "log.fault"
             self.log_line(self.error, style)
         elif kind == "void":
-            text = self.name_seats(str(event.get("text", "the hand is void")))
-            self.log_line(text if "TABLE-8" in text else text + " [TABLE-8]", "log.void")
+            text = self.player_text(str(event.get("text", "the hand is void")))
+            self.log_line(text, "log.void")
         elif isinstance(event.get("text"), str):  # any other event that speaks for itself
-            self.log_line(event["text"], "log.status")
+            self.log_line(self.player_text(event["text"]), "log.status")
         self.refresh()
         self._snapshot()
         self.invalidate()
@@ -403,15 +415,15 @@ class ConsoleModel:
         """`say …`: a chat line to everyone at the table, signed by our key; it shows in
         every seat's log when the host relays it back (our copy included)."""
         if self.on_say is None:
-            raise ConsoleError("chat needs a networked table: offline nobody reads it")
+            raise ConsoleError(self.t("err.chat_offline"))
         try:
             sent = self.on_say(text)
         except ValueError as exc:          # empty, too long, not printable
-            raise ConsoleError(f"not sent: {exc}") from None
+            raise ConsoleError(self.t("err.not_sent", why=exc)) from None
         if not sent:
-            raise ConsoleError("not sent: you sit at no table yet")
+            raise ConsoleError(self.t("err.not_seated"))
         self.error = None
-        self.message = "said (it shows in the log when the table has it)"
+        self.message = self.t("msg.said")
 
     def scroll_log(self, rows: int) -> None:
         """Scroll the log `rows` back (negative: forward); the screen clamps it."""
@@ -426,24 +438,23 @@ class ConsoleModel:
                     "pannello": "side_panel"}
         if name in switches:
             if value not in ("on", "off", "si", "sì", "no"):
-                raise ConsoleError(f"set {name} takes on or off, not {value!r}")
+                raise ConsoleError(self.t("err.set_on_off", name=name, value=repr(value)))
             setattr(self, switches[name], value in ("on", "si", "sì"))
-            text = f"{name} {'on' if value in ('on', 'si', 'sì') else 'off'}"
+            text = f"{name} {self.t('msg.on' if value in ('on', 'si', 'sì') else 'msg.off')}"
         elif name in ("lang", "lingua"):
             if value not in cardnames.LANGS:
-                raise ConsoleError(f"set lang takes {' or '.join(cardnames.LANGS)}, "
-                                   f"not {value!r}")
+                raise ConsoleError(self.t("err.set_lang", value=repr(value),
+                                          langs=self.t("turn.or").join(cardnames.LANGS)))
             self.lang = value
-            text = f"lang {value}"
+            text = f"{name} {value}"
         elif name in ("sort", "ordina"):
             if value not in ("suit", "rank", "seme", "valore"):
-                raise ConsoleError(f"set sort takes suit or rank, not {value!r}")
+                raise ConsoleError(self.t("err.set_sort", value=repr(value)))
             self.sort_by = "suit" if value in ("suit", "seme") else "rank"
-            text = f"sort {self.sort_by}"
+            text = f"{name} {self.t('sort.' + self.sort_by)}"
         else:
-            raise ConsoleError(f"nothing called {name!r} to set: bell, title, mouse, "
-                               "panel, lang or sort")
-        self.message = "set: " + text
+            raise ConsoleError(self.t("err.set_what", name=repr(name)))
+        self.message = self.t("msg.set", what=text)
         return text
 
     def free_seats(self) -> list[int]:
@@ -453,28 +464,119 @@ class ConsoleModel:
     def waiting_text(self) -> str:
         """Before the first deal: whom we wait for, never a bare '-'."""
         if self.status in (None, "connecting…"):
-            return "connecting to the table…"
+            return self.t("lobby.connecting")
         free = self.free_seats()
         if free:
-            return (f"waiting for {len(free)} more player(s): seat(s) "
-                    f"{', '.join(map(str, free))} free")
+            return self.t("lobby.waiting_free", n=len(free), seats=", ".join(map(str, free)))
         if self.lobby:
-            return "everyone is seated: waiting for the deal"
-        return "waiting for the table"
+            return self.t("lobby.all_seated")
+        return self.t("lobby.waiting")
 
     def name_seats(self, text: str) -> str:
-        """`seat 2 back` → `Bob (seat 2) back`: names first, seat numbers only beside."""
+        """`seat 2 back` → `Bob back`: a player reads names, never seat numbers (a seat
+        nobody named yet stays `seat 2`)."""
 
         def named(m: re.Match[str]) -> str:
             seat = int(m.group(1))
             name = self.names[seat] if 0 <= seat < len(self.names) else ""
             if seat == self.seat:
-                return f"you (seat {seat})"
+                return self.seat_name(seat)
             if not name or name == m.group(0):
-                return m.group(0)
-            return f"{name} (seat {seat})"
+                return self.t("seat_n", n=seat)
+            return name
 
+        text = re.sub(r"(?<![(\w])seat (\d+)'s\b",
+                      lambda m: named(m) + "'s", text)
         return _SEAT_RE.sub(named, text)
+
+    def ask_rematch(self) -> None:
+        """`rematch`/`rivincita` after a match: ask the host for a new match with the same
+        people; it starts when every person has asked (TABLE-16). The finished match's
+        scores stay in the log; the table starts afresh."""
+        if not self.match_over:
+            raise ConsoleError(self.t("rematch.not_over"))
+        if self.on_rematch is None:
+            raise ConsoleError(self.t("rematch.offline"))
+        table = str(self.lobby_table.get("id") or "")
+        if not table:
+            raise ConsoleError(self.t("rematch.no_table"))
+        self.rematch_of = table
+        self.match_over = False
+        self.abandoned = False
+        self.failure = None
+        self.fault = None
+        self.outcomes = []
+        self.standings = None
+        self.hand_no = 0
+        self.state = self.preview = None
+        self.clock = None
+        self.panel = None
+        self.lobby = []
+        self.log_line(self.t("rematch.asked"), "log.hand")
+        self.error = None
+        self.message = self.t("rematch.waiting")
+        self.on_rematch(table)
+
+    @property
+    def hints_on(self) -> bool:
+        """The table lets the console suggest a move (the host's table info says `hints`;
+        offline, and before the table said, yes)."""
+        return self.lobby_table.get("hints") is not False
+
+    def hint(self) -> str:
+        """`hint`/`suggerimento`: the move the heuristic bot would make now, on our own
+        view of the hand (what the seat knows, nothing more), shown and not played — at most
+        one a turn, and only where the table allows hints."""
+        if not self.hints_on:
+            raise ConsoleError(self.t("hint.off"))
+        if self.hint_given is not None:
+            raise ConsoleError(self.t("hint.again", move=self.hint_given))
+        st = self.view_state
+        if not self.my_turn or st is None or self.seat is None:
+            raise ConsoleError(self.t("hint.not_turn", hint=self.turn_hint()))
+        import random
+
+        from ..bots import make_strategy
+
+        strategy = make_strategy(st.game, "heuristic", random.Random(self.hand_no))
+        action = strategy.choose(st.copy(), self.seat)
+        if action is None:
+            raise ConsoleError(self.t("hint.none"))
+        self.hint_given = self.step_text(str(action))
+        self.error = None
+        self.message = self.t("hint.shown", move=self.hint_given)
+        return self.hint_given
+
+    def t(self, msg_id: str, **fields: object) -> str:
+        """A catalog message in the console's language."""
+        return t(self.lang, msg_id, **fields)
+
+    def player_text(self, text: str) -> str:
+        """A line from the engine or the table as a player reads it: names for seats, no
+        rule ids or message numbers (`why` shows the rule), in the console's language,
+        cards labelled as on screen."""
+        text = _MESSAGE_NO.sub("", _RULE_ID.sub("", self.name_seats(text)))
+        return self.display_text(engine_text(self.lang, text))
+
+    def _remember_refusal(self, text: str) -> None:
+        """Keep the rule behind a refusal the table sent as text (`… [FIBUR-9]`), for
+        `why`."""
+        m = re.search(r"\[([A-Z][A-Z0-9]*-\d+[a-z]?)\]\s*$", text)
+        if m is not None:
+            message = _RULE_ID.sub("", text).removeprefix("refused: ").strip()
+            self.last_refusal = RuleViolation(m.group(1), message)
+
+    def why(self) -> list[str]:
+        """`why`/`perché`: the last refusal's rule, with its id and its text from seeds/."""
+        exc = self.last_refusal
+        if exc is None:
+            raise ConsoleError(self.t("err.no_why"))
+        from .rulebook import rule_text
+
+        st = self.view_state
+        rule = rule_text(exc.rule_id, self.game, getattr(st, "rules", None))
+        return [self.t("why.refused", why=self.player_text(exc.message)),
+                self.t("why.title", rule=exc.rule_id, text=rule or "")]
 
     def _turn_alert(self) -> None:
         """Our turn has come: ring the bell and retitle the terminal, once per turn (both
@@ -528,12 +630,16 @@ class ConsoleModel:
         self.outcomes.append(outcome)
         if self.standings is None or "totals" not in self.standings or self.standings.get("hands", -1) != len(self.outcomes):
             self._accumulate(result)
-        self.log_line(f"— hand {self.hand_no} over ({result.reason or 'end'}) —", "log.hand")
+        self.log_line(self.t("log.hand_over", n=self.hand_no,
+                             reason=self.reason_text(result.reason)), "log.hand")
         for side, pts in zip(result.sides, result.points):
             self.log_line(f"{' + '.join(self.seat_name(s) for s in side)}: {pts:+d}", "log.score")
-        self.log_line(f"audit: {verdict}", "log.fair" if verdict == "fair" else "log.error")
-        self.message = f"hand over — audit: {verdict}  (F10 shows the score)"
-        self.panel, self.panel_scroll = "score", 0  # the breakdown stays up until the person moves on
+        self.log_line(self.t("log.audit", verdict=self.verdict_text(verdict)),
+                      "log.fair" if verdict == "fair" else "log.error")
+        self.message = self.t("msg.hand_over", verdict=self.verdict_text(verdict))
+        self.log_scroll = 0
+        # the breakdown stays up until the person closes it or the next deal (TABLE-12)
+        self.panel, self.panel_scroll = "score", 0
         self.refresh()
         self.invalidate()
 
@@ -542,8 +648,9 @@ class ConsoleModel:
         self.match_over = True
         self.confirming = None
         self._stop_clock()
-        self.log_line("— match over: " + self.standings_text() + " —", "log.hand")
-        self.message = "match over: " + self.standings_text() + "  (quit to leave)"
+        self.log_line(self.t("log.match_over", standings=self.standings_text()), "log.hand")
+        self.message = self.t("msg.match_over_rematch" if self.on_rematch is not None
+                              else "msg.match_over", standings=self.standings_text())
         self.invalidate()
 
     # ------------------------------------------------------------------ clocks
@@ -615,20 +722,20 @@ class ConsoleModel:
         if left is None or c is None or c.seat is None:
             return None
         mine = c.seat == self.seat
-        who = "your" if mine else f"{self.seat_name(c.seat)}'s"
+        who, ms = self.seat_name(c.seat), format_ms(left)
         if c.kind in ("turn", "match_clock"):
-            text = f"{who} move {format_ms(left)}"
+            text = self.t("clock.your_move", t=ms) if mine else \
+                self.t("clock.their_move", who=who, t=ms)
             if c.kind == "match_clock":
-                text += " (match clock)"
+                text += self.t("clock.match_clock")
         elif c.kind == "step":
-            text = f"{'your program' if mine else self.seat_name(c.seat)}: step {format_ms(left)}"
-        elif c.kind == "grace":        # the table waits on an absent seat (TABLE-13)
-            text = tr(self.lang, "waiting for {who} — reconnecting, {left} left",
-                      who=tr(self.lang, "you") if mine else self.seat_name(c.seat),
-                      left=format_ms(left))
+            text = self.t("clock.step_mine", t=ms) if mine else self.t("clock.step", who=who, t=ms)
+        elif c.kind == "grace":
+            text = self.t("clock.grace_mine", t=ms) if mine else \
+                self.t("clock.grace", who=who, t=ms)
         else:
-            text = f"{who} {c.kind} {format_ms(left)}"
-        return text + (", paused" if self.clock_paused else "")
+            text = self.t("clock.other", who=who, t=ms)
+        return text + (self.t("clock.paused") if self.clock_paused else "")
 
     def seat_away(self, seat: int) -> bool:
         """The seat's player is away (dropped, its seat held): the seats panel says so."""
@@ -645,10 +752,10 @@ class ConsoleModel:
             return None
         secs = math.ceil(left / 1000)
         if c.kind == "match_clock":
-            return f"⚠ {secs} s left on your match clock: then your side loses the match [TABLE-2]"
+            return self.t("warn.match_clock", s=secs)
         if self.game == "briscola":
-            return f"⚠ {secs} s left for your move: then your side loses the match [TABLE-4]"
-        return f"⚠ {secs} s left for your move: then a bot plays the rest of your turn [TABLE-3]"
+            return self.t("warn.move_lose", s=secs)
+        return self.t("warn.move_bot", s=secs)
 
     def match_clock_texts(self, now: float | None = None) -> list[tuple[Seat, str]]:
         """Each seat's match clock (TABLE-2) as shown, when the table runs them."""
@@ -668,24 +775,22 @@ class ConsoleModel:
         if self.fault:
             return "banner.fault", self.fault
         if self.confirming == "abandon":
-            return "banner.confirm", ABANDON_QUESTION
+            return "banner.confirm", self.t(ABANDON_QUESTION)
         if self.confirming == "quit":
             return "banner.confirm", self.quit_question()
         if self.link_alert:
-            return "banner.link", "⚠ " + self.link_alert + (
-                " — the clocks are paused" if self.clock_paused else "")
+            return "banner.link", "⚠ " + self.player_text(self.link_alert) + (
+                self.t("banner.paused") if self.clock_paused else "")
         warn = self.clock_warning(now)
         if warn:
             return "banner.warn", warn
         return None
 
     # ------------------------------------------------------------------ link and log lines
-    def _on_status(self, text: str, shown: str | None = None) -> None:
+    def _on_status(self, text: str) -> None:
         """A line from the network layer: the link's state in the title bar; while the host
-        is unreachable, a banner (one log line, updated, not one per retry). `text` is the
-        English line, `shown` the line in the console's language."""
+        is unreachable, a banner (one log line, updated, not one per retry)."""
         state = link_state(text)
-        text = shown or text
         self.status = state
         style = "log.status"
         if state == "reconnecting…":
@@ -694,7 +799,7 @@ class ConsoleModel:
             style = "log.link"
             last = self.log[-1] if self.log else None
             if last is not None and last.style == "log.link" and last.action is None:
-                self.log[-1] = LogLine(text, style)
+                self.log[-1] = LogLine(self.player_text(text), style)
                 return
         elif state == "online":
             if self.link_alert:
@@ -706,7 +811,7 @@ class ConsoleModel:
             self.clock = None
             self._clock_paused_at = None
             style = "log.error"
-        self.log_line(text, style)
+        self.log_line(self.player_text(text), style)
 
     def _on_table_line(self, text: str, style: str) -> tuple[str, str]:
         """A log line from the table, styled by what it says (timeouts, faults), with seat
@@ -714,21 +819,22 @@ class ConsoleModel:
         m = _TIMEOUT_RE.match(text)
         if m:
             seat, kind = int(m.group(1)), m.group(2)
-            rule = CLOCK_RULE.get(kind)
-            who = "you" if seat == self.seat else f"{self.seat_name(seat)} (seat {seat})"
-            text = f"{who} ran out of time ({kind})" + (f" [{rule}]" if rule else "")
+            said = self.reason_text(kind)
+            who = self.t("you") if seat == self.seat else self.seat_name(seat)
+            text = self.t("log.ran_out", who=who, kind=said)
             if seat == self.seat:
                 self._submit = None          # too late: that turn is no longer ours
                 self.in_flight = None
                 self.outbox.clear()
                 self.staged.clear()
-                self.message = f"your time ran out ({kind})" + (f" [{rule}]" if rule else "")
+                self.message = self.t("log.you_ran_out", kind=said)
             return text, style or "log.timeout"
-        text = self.name_seats(text)
-        if is_host_fault(text):
+        low = text.lower()
+        fault = is_host_fault(text)
+        text = self.player_text(text)
+        if fault:
             self.fault = text
             return text, style or "log.fault"
-        low = text.lower()
         if "time ran out" in low or "timeout" in low or "abandon" in low:
             return text, style or "log.timeout"
         return text, style
@@ -738,14 +844,14 @@ class ConsoleModel:
         """First step of `abandon`: ask, change nothing. Refused when there is nothing to
         abandon, or offline (no peer: nobody else's match is at stake)."""
         if self.on_abandon is None:
-            raise ConsoleError(ABANDON_OFFLINE)
+            raise ConsoleError(self.t(ABANDON_OFFLINE))
         if self.match_over:
-            raise ConsoleError("the match is over: there is nothing to abandon")
+            raise ConsoleError(self.t("q.match_over_nothing"))
         if self.abandoned:
-            raise ConsoleError("you have already abandoned this match")
+            raise ConsoleError(self.t("q.already_abandoned"))
         self.confirming = "abandon"
         self.error = None
-        self.message = ABANDON_QUESTION
+        self.message = self.t(ABANDON_QUESTION)
 
     def answer(self, line: str) -> bool:
         """The line typed while a question waits: confirms it (`abandon`, `abbandona`,
@@ -758,13 +864,13 @@ class ConsoleModel:
                 self._leave()
                 return True
             self.error = None
-            self.message = "you stay at the table"
+            self.message = self.t("q.stay")
             return False
         if question != "abandon":
             return False
         if len(words) != 1 or words[0].lower() not in ABANDON_CONFIRM:
             self.error = None
-            self.message = "not abandoned: the match goes on"
+            self.message = self.t("q.not_abandoned")
             return False
         return self._abandon()
 
@@ -775,21 +881,21 @@ class ConsoleModel:
     def _abandon(self) -> bool:
         hook = self.on_abandon
         if hook is None:
-            self.error = ABANDON_OFFLINE
+            self.error = self.t(ABANDON_OFFLINE)
             return False
         try:
             ok = hook()
         except Exception as exc:  # noqa: BLE001 — the peer's trouble is shown, not raised
-            self.error = f"could not abandon: {exc}"
+            self.error = self.t("q.could_not_abandon", why=exc)
             self.log_line(self.error, "log.error")
             return False
         if ok is False:
-            self.error = "there is no match to abandon right now"
+            self.error = self.t("q.no_match")
             return False
         self.abandoned = True
         self.staged.clear()
         self.error = None
-        self.message = "you abandoned the match: your side loses it [TABLE-9]"
+        self.message = self.t("q.abandoned")
         self.log_line(self.message, "log.timeout")
         self.refresh()
         return True
@@ -809,10 +915,10 @@ class ConsoleModel:
         if seat is None:
             return "-"
         if seat == self.seat:
-            return self.name if self.name != "you" else "you"
+            return self.name if self.name != "you" else self.t("you")
         if 0 <= seat < len(self.names) and self.names[seat]:
             return self.names[seat]
-        return f"seat {seat}"
+        return self.t("seat_n", n=seat)
 
     def hand_cards(self) -> list[tuple[Pos, Card]]:
         """Our hand (after staged steps), sorted by suit then rank."""
@@ -836,7 +942,7 @@ class ConsoleModel:
         positions = [p for p, _ in self.hand_cards()]
         if card_pos in positions:
             self.cursor = positions.index(card_pos)
-        self.message = f"hand sorted by {self.sort_by}"
+        self.message = self.t("msg.sorted", how=self.t("sort." + self.sort_by))
         return self.sort_by
 
     def hidden_in_hand(self) -> int:
@@ -867,22 +973,22 @@ class ConsoleModel:
             return None
         done = len(mine) - unknown
         bar = "#" * (20 * done // max(1, len(mine)))
-        return f"unlocking your cards (fair deal) [{bar:<20}] {done}/{len(mine)}"
+        return f"{self.t('hand.unlocking')} [{bar:<20}] {done}/{len(mine)}"
 
     def turn_hint(self) -> str:
         """One line saying what the person can do now (from the engine's legal kinds)."""
         if self.my_turn and self.staged and self.hidden_in_hand() and self.preview is not None:
-            return "your staged steps take the pozzetto: send them (F7) to see its cards"
+            return self.t("turn.pozzetto_send")
         kinds = self.legal_kinds()
         if not kinds:
             if self.my_turn and self.staged:
-                return "the staged steps end the hand: send them (F7)"
+                return self.t("turn.staged_end")
             if self.state is not None and self.state.is_over:
-                return "hand over"
+                return self.t("turn.hand_over")
             if self.state is None:
                 return self.waiting_text()
-            return tr(self.lang, "waiting for {who}", who=self.seat_name(self.state.to_move))
-        return tr(self.lang, "you may {kinds}", kinds=kind_words(self.lang, kinds))
+            return self.t("turn.waiting_for", who=self.seat_name(self.state.to_move))
+        return self.t("turn.you_may", kinds=kind_words(self.lang, kinds))
 
     # ------------------------------------------------------------------ staging
     def refresh(self) -> None:
@@ -912,7 +1018,8 @@ class ConsoleModel:
                     except RuleViolation as exc:
                         if queue is not self.staged and self.preview is not None:
                             return      # sent or queued: the table decides (see above)
-                        self.error = f"dropped '{self.display_text(step.text)}': {self.refusal(exc)}"
+                        self.error = self.t("stage.dropped", step=self.step_text(step.text),
+                                            why=self.refusal(exc))
                         break
                     kept.append(step)
                 if len(kept) != len(queue):
@@ -932,18 +1039,19 @@ class ConsoleModel:
         """The engine's action for console words, on the preview (or a given) state."""
         st = state if state is not None else self.view_state
         if st is None or self.seat is None:
-            raise ConsoleError("no hand in progress yet")
+            raise ConsoleError(self.t("err.no_hand"))
         try:
             return st.parse_action(self.seat, text)
         except (ActionSyntaxError, NotationError) as exc:
-            raise ConsoleError(f"cannot read '{text}': {exc}") from None
+            raise ConsoleError(self.t("err.cannot_read", text=text,
+                                      why=engine_text(self.lang, str(exc)))) from None
 
     def try_step(self, text: str) -> tuple[Action, HandState]:
         """Parse and apply `text` on a copy of the preview; RuleViolation propagates."""
         if not self.my_turn:
             if self.in_flight is not None or self.outbox:
-                raise ConsoleError("wait: your previous step is still with the table")
-            raise ConsoleError(f"not your turn ({self.turn_hint()})")
+                raise ConsoleError(self.t("err.wait_previous"))
+            raise ConsoleError(self.t("err.not_your_turn", hint=self.turn_hint()))
         base = self.view_state
         assert base is not None and self.seat is not None
         trial = base.copy()
@@ -961,7 +1069,7 @@ class ConsoleModel:
         self.selected.clear()
         self.refresh()
         self.error = None
-        self.message = f"staged: {self.display_text(step.text)}  (send to lay it down, undo to take it back)"
+        self.message = self.t("stage.staged", step=self.step_text(step.text))
         return step
 
     def act(self, text: str) -> Staged:
@@ -976,30 +1084,32 @@ class ConsoleModel:
         self.selected.clear()
         self.error = None
         self.message = None
+        self.log_scroll = 0            # the log follows the game (our move)
         self._flush()
         return step
 
     def send(self) -> int:
         """Submit the staged steps (without ending the turn). Returns how many were queued."""
         if not self.staged:
-            raise ConsoleError("nothing staged (meld or attach first)")
+            raise ConsoleError(self.t("err.nothing_staged"))
         if not self.my_turn:
-            raise ConsoleError(f"not your turn ({self.turn_hint()})")
+            raise ConsoleError(self.t("err.not_your_turn", hint=self.turn_hint()))
         n = len(self.staged)
         self.outbox.extend(self.staged)
         self.staged.clear()
         self.error = None
-        self.message = f"sending {n} step(s)…"
+        self.log_scroll = 0
+        self.message = self.t("stage.sending", n=n)
         self._flush()
         return n
 
     def undo(self) -> Staged:
         if not self.staged:
-            raise ConsoleError("nothing staged to undo")
+            raise ConsoleError(self.t("err.nothing_to_undo"))
         step = self.staged.pop()
         self.refresh()
         self.error = None
-        self.message = f"unstaged: {self.display_text(step.text)}"
+        self.message = self.t("stage.unstaged", step=self.step_text(step.text))
         return step
 
     def clear_stage(self) -> int:
@@ -1008,7 +1118,7 @@ class ConsoleModel:
         self.selected.clear()
         self.refresh()
         self.error = None
-        self.message = f"cleared {n} staged step(s)" if n else "staging area already empty"
+        self.message = self.t("stage.cleared", n=n) if n else self.t("stage.already_empty")
         return n
 
     def _flush(self) -> None:
@@ -1052,7 +1162,7 @@ class ConsoleModel:
         """The n-th card of the hand as shown (1-based), for `play 2` / `discard 3`."""
         cards = self.hand_cards()
         if not 1 <= index <= len(cards):
-            raise ConsoleError(f"no card number {index}: your hand has {len(cards)} card(s)")
+            raise ConsoleError(self.t("err.no_card_number", n=index, k=len(cards)))
         return cards[index - 1][1]
 
     # ------------------------------------------------------------------ text helpers
@@ -1086,13 +1196,30 @@ class ConsoleModel:
         """Console words or an engine message with its card words shown as labels
         (`meld 7♥ 8♥ 9♥`, `refused: 9 coppe is not in your hand`)."""
         st = self.view_state
-        if st is None:
+        parse = getattr(getattr(st, "deck", None), "parse", None)
+        if parse is None:
             return text
-        return cardnames.name_cards(text, st.deck.parse, self.game, self.deck_style())
+        return cardnames.name_cards(text, parse, self.game, self.deck_style())
 
     def refusal(self, exc: RuleViolation) -> str:
-        """A refusal as shown: the engine's words, cards named as on screen, the rule id."""
-        return self.display_text(format_violation(exc))
+        """A refusal as a player reads it: the engine's words in the console's language,
+        cards named as on screen; the rule id waits for `why`."""
+        self.last_refusal = exc
+        return self.t("err.refused", why=self.player_text(exc.message))
+
+    def step_text(self, text: str) -> str:
+        """Console words (`meld 7h 8h 9h`) as shown: verbs in the language, cards labelled."""
+        return self.display_text(verb_words(self.lang, text, hint=True))
+
+    def reason_text(self, reason: str | None) -> str:
+        """Why a hand ended, or which clock ran out, in words (`closed` → `chiusura`)."""
+        from .catalog import word
+
+        return word(self.lang, reason or "end")
+
+    def verdict_text(self, verdict: str) -> str:
+        """The audit's verdict: `fair` in the language; anything else as a player reads it."""
+        return self.t("word.fair") if verdict == "fair" else self.player_text(verdict)
 
     def log_line(self, text: str, style: str = "") -> None:
         for part in text.splitlines() or [""]:
@@ -1108,8 +1235,8 @@ class ConsoleModel:
         for side, pts, breakdown in zip(res.sides, res.points, res.breakdown):
             who = " + ".join(self.seat_name(s) for s in side)
             lines.append(f"{who}: {pts:+d}")
-            for ln in breakdown:     # the engine's lines, cards named as on screen
-                lines.append(f"   {self.display_text(ln.label):<28} {ln.points:+5d}")
+            for ln in breakdown:     # the engine's lines, in words, cards named as on screen
+                lines.append(f"   {self.player_text(ln.label):<28} {ln.points:+5d}")
         return lines
 
     def score_sheet(self) -> list[str]:
@@ -1126,7 +1253,8 @@ class ConsoleModel:
                 letters.setdefault(key, self.side_letter(len(letters)))
                 running[key] = running.get(key, 0) + pts
                 parts.append(f"{letters[key]} {pts:+d} = {running[key]}")
-            lines.append(f"h{outcome.number:<3} " + " · ".join(parts))
+            lines.append(f"{self.t('title.hand_short', n=outcome.number):<4} "
+                         + " · ".join(parts))
         legend = " · ".join(f"{letter} {'+'.join(self.seat_name(s) for s in side)}"
                             for side, letter in letters.items())
         return lines + [legend]
@@ -1153,20 +1281,33 @@ class ConsoleModel:
             mark = "*" if self.seat in side else ""
             parts.append(f"{self.side_letter(i)}{mark} {total}")
         target = self.target if self.target is not None else (self.standings or {}).get("target")
+        if target is None and self.one_hand_match():
+            return " · ".join(parts) + self.t("title.one_hand")     # buraco: BURACO-16
         return " · ".join(parts) + (f" → {target}" if target is not None else "")
+
+    def one_hand_match(self) -> bool:
+        """A Burraco match of one hand (a preset with no target, as buraco's BURACO-16):
+        the table says so where another shows its target."""
+        st = self.standings or {}
+        return self.game == "burraco" and "target" in st and st["target"] is None \
+            and self.target is None
 
     def standings_text(self) -> str:
         sides, totals = self.totals()
         if not sides:
-            return "no score yet"
-        parts = [f"{'+'.join(self.seat_name(s) for s in side)} {t}" for side, t in zip(sides, totals)]
+            return self.t("score.none")
+        parts = [f"{'+'.join(self.seat_name(s) for s in side)} {pts}"
+                 for side, pts in zip(sides, totals)]
         line = " | ".join(parts)
         target = self.target if self.target is not None else (self.standings or {}).get("target")
         if target is not None:
-            line += f"  (target {target})"
+            line += self.t("score.target", n=target)
+        elif self.one_hand_match():
+            line += self.t("score.one_hand")
         winner = (self.standings or {}).get("winner")
         if self.match_over and isinstance(winner, int) and winner < len(sides):
-            line += f"  winner: {'+'.join(self.seat_name(s) for s in sides[winner])}"
+            line += self.t("score.winner",
+                           who="+".join(self.seat_name(s) for s in sides[winner]))
         return line
 
     def _accumulate(self, result: HandResult) -> None:
@@ -1199,8 +1340,7 @@ class ConsoleModel:
 
     def quit_question(self) -> str:
         """What leaving costs, asked before it happens (in the console's language)."""
-        return tr(self.lang, QUIT_QUESTION if self.on_abandon is not None
-                  else QUIT_QUESTION_OFFLINE)
+        return self.t(QUIT_QUESTION if self.on_abandon is not None else QUIT_QUESTION_OFFLINE)
 
     def _leave(self) -> None:
         """Quit for good; mid-match at a networked table, sign `abandon` first."""
@@ -1210,7 +1350,7 @@ class ConsoleModel:
         self.on_quit()
 
 
-_SEAT_RE = re.compile(r"(?<![(\w])seat (\d+)\b(?! of)")
+_SEAT_RE = re.compile(r"(?<!\w)seat (\d+)\b(?! of)")
 """A bare `seat N` in a table's log line (not one already beside a name, in brackets)."""
 _TIMEOUT_RE = re.compile(r"^seat (\d+) ran out of time \((\w+)\)$")
 

@@ -8,6 +8,7 @@ audited and stepped by `table.replay` — nothing here knows a rule.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,11 +20,30 @@ from prompt_toolkit.layout import HSplit, Layout, Window
 from prompt_toolkit.layout.controls import FormattedTextControl
 from prompt_toolkit.output import Output
 
+from .. import cardnames
 from ..table.replay import HandReplay, places, score_lines
 
-HINT = ("←/→ a move · Home/End deal/score sheet · PgUp/PgDn a hand · "
-        "N Enter: move N · N h: hand N · q quit")
+HINT = "←/→ move · Home/End deal/scores · PgUp/PgDn hand · N⏎ move N · Nh hand N · q"
+"""The keys, in one line of 80 columns."""
 RECENT = 6
+_SIDE = re.compile(r"\bside (\d+)\b")
+
+
+def player_words(r: HandReplay, text: str, state: Any = None) -> str:
+    """A line of the record as the console says it: seats by name (`seat 2 Bob` → `Bob`),
+    sides by letter (`side 0` → `side A`), cards by their labels (`Qh` → `Q♥`)."""
+    for seat in sorted(range(len(r.names)), reverse=True):   # seat 10 before seat 1
+        name = r.names[seat] or f"seat {seat}"
+        text = text.replace(r.who(seat), name)
+    text = re.sub(r"\bseat (\d+)\b", lambda m: (r.names[int(m.group(1))] if int(m.group(1))
+                  < len(r.names) and r.names[int(m.group(1))] else m.group(0)), text)
+    text = _SIDE.sub(lambda m: "side " + "ABCDEF"[int(m.group(1)) % 6], text)
+    deck = getattr(state if state is not None else r.start, "deck", None)
+    parse = getattr(deck, "parse", None)
+    if parse is not None:
+        style = getattr(getattr(r.start, "rules", None), "display", None)
+        text = cardnames.name_cards(text, parse, r.game, style)
+    return text
 
 
 class Viewer:
@@ -65,33 +85,39 @@ class Viewer:
         self.hand, self.move, self.message = k - 1, 0, ""
 
     def lines(self) -> list[tuple[str, str]]:
-        """What the screen shows: (style, line) pairs."""
+        """What the screen shows: (style, line) pairs — in the console's words (names,
+        side letters, card labels). At the hand's last move the score sheet comes first,
+        under the header, so it is on screen at 80×24 whatever the table holds."""
         r = self.current
+        state = r.state(self.move)
+
+        def say(text: str) -> str:
+            return player_words(r, text, state)
+
         out: list[tuple[str, str]] = [
-            ("bold", (f"match {r.match_id[:12]} — hand {r.hand_no + 1} "
-                      f"({self.hand + 1} of {len(self.hands)}) — {r.game} {r.variant} — "
-                      f"verify: {r.verdict}")),
+            ("bold", (f"hand {r.hand_no + 1} ({self.hand + 1} of {len(self.hands)}) · "
+                      f"{r.game} {r.variant} · verify: {r.verdict} · match {r.match_id[:8]}")),
         ]
         if self.move == 0:
-            out.append(("", (f"the deal (dealer {r.who(r.dealer)}), every card face up — "
-                              f"{self.last} moves follow")))
+            out.append(("", say(f"the deal (dealer {r.who(r.dealer)}), every card face up — "
+                                f"{self.last} moves follow")))
         else:
             s = r.steps[self.move - 1]
-            out.append(("", f"move {self.move} of {self.last}: {r.who(s.seat)}: {s.text}"))
+            out.append(("", say(f"move {self.move} of {self.last}: {r.who(s.seat)}: "
+                                f"{s.text}")))
+        if self.move == self.last:
+            out.append(("bold", "score sheet"))
+            out.extend(("", say(f"  {ln}")) for ln in score_lines(r))
         out.append(("", ""))
-        state = r.state(self.move)
-        width = max((len(w) for w, _ in places(state, r.names)), default=0)
-        out.extend(("", f"  {w:<{width}}  {cards}") for w, cards in places(state, r.names))
+        shown = [(say(w), say(cards)) for w, cards in places(state, r.names)]
+        width = max((len(w) for w, _ in shown), default=0)
+        out.extend(("", f"  {w:<{width}}  {cards}") for w, cards in shown)
         out.append(("", ""))
         lo = max(0, self.move - RECENT)
         for n in range(lo + 1, self.move + 1):
             s = r.steps[n - 1]
             out.append(("reverse" if n == self.move else "",
-                        f"  {n:>3}. {r.who(s.seat)}: {s.text}"))
-        if self.move == self.last:
-            out.append(("", ""))
-            out.append(("bold", "score sheet"))
-            out.extend(("", f"  {ln}") for ln in score_lines(r))
+                        say(f"  {n:>3}. {r.who(s.seat)}: {s.text}")))
         return out
 
     def footer(self) -> list[tuple[str, str]]:

@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from wcwidth import wcswidth, wcwidth
+
 from ..games.cards import Card
 from .model import ConsoleModel
-from .words import tr
+from .words import t, verb_words
 
 Fragment = tuple[str, str]
 Line = list[Fragment]
@@ -28,8 +30,28 @@ def card_style(card: Card, wild: bool = False) -> str:
     return "class:card.red" if card.suit is not None and card.suit.is_red else "class:card.black"
 
 
+def display_width(text: str) -> int:
+    """Columns `text` takes on a terminal: an emoji or a CJK sign two, a combining accent
+    none (wcwidth, the measure terminals use); a character it cannot measure counts one."""
+    width = wcswidth(text)
+    if width >= 0:
+        return width
+    return sum(max(0, w) if (w := wcwidth(ch)) >= 0 else 1 for ch in text)
+
+
+def cut_to(text: str, columns: int) -> str:
+    """The longest start of `text` that fits `columns` (a wide character never halved)."""
+    used = 0
+    for i, ch in enumerate(text):
+        w = display_width(ch)
+        if used + w > columns:
+            return text[:i]
+        used += w
+    return text
+
+
 def text_width(line: Line) -> int:
-    return sum(len(t) for _, t in line)
+    return sum(display_width(t) for _, t in line)
 
 
 def split_wide(item: Line, width: int) -> list[Line]:
@@ -38,7 +60,7 @@ def split_wide(item: Line, width: int) -> list[Line]:
     pieces: list[Line] = []
     cur: Line = []
     for frag in item:
-        if cur and text_width(cur) + len(frag[1]) > width:
+        if cur and text_width(cur) + display_width(frag[1]) > width:
             pieces.append(cur)
             cur = [(frag[0], frag[1].lstrip())] if frag[1].strip() else []
             continue
@@ -79,7 +101,7 @@ def flow(items: Iterable[Line], width: int, sep: str = "  ") -> list[Line]:
 def labelled(label: str, items: Iterable[Line], width: int, sep: str = "   ") -> list[Line]:
     """`label` then items flowed over as many lines as they need, continuation lines
     indented under the first item."""
-    pad = len(label)
+    pad = display_width(label)
     body = flow(items, max(10, width - pad), sep=sep)
     out = [[("class:label", label)] + body[0]] if body else [[("class:label", label)]]
     out += [[("", " " * pad)] + ln for ln in body[1:]]
@@ -106,16 +128,19 @@ def clip(line: Line, width: int) -> Line:
     for style, text in trimmed:
         if left <= 0:
             break
-        out.append((style, text[:left]))
-        left -= len(text[:left])
+        piece = cut_to(text, left)
+        out.append((style, piece))
+        left -= display_width(piece)
     if width > 0:
-        out.append((out[-1][0] if out else "", CUT))
+        out.append((out[-1][0] if out else "", CUT + " " * max(0, left)))
     return out
 
 
 def clip_text(text: str, width: int) -> str:
     """Plain text fitted to `width` columns, "…" where it was cut."""
-    return text if len(text) <= width else text[:max(0, width - 1)] + CUT
+    if display_width(text) <= width:
+        return text
+    return cut_to(text, max(0, width - 1)) + CUT
 
 
 def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
@@ -127,9 +152,10 @@ def wrap_text(text: str, width: int, style: str = "") -> list[Line]:
         indent = para[:len(para) - len(para.lstrip(" "))]
         cont = indent + "  "
         cur = para
-        while len(cur) > width:
+        while display_width(cur) > width:
             lead = len(cur) - len(cur.lstrip(" "))
-            cut = cur.rfind(" ", lead + 1, width + 1)
+            fits = len(cut_to(cur, width))          # characters that fit the row
+            cut = cur.rfind(" ", lead + 1, fits + 1)
             if cut <= lead or len(cont) >= width:
                 lines.append([(style, clip_text(cur, width))])
                 cur = ""
@@ -199,15 +225,22 @@ class Presenter:
         return None
 
     def keys_hint(self, model: ConsoleModel) -> str:
-        return "←/→ move · Space select · Tab complete · F1 help · C-q quit"
+        return t(model.lang, "keys.bare")
 
-    def action_label(self, model: ConsoleModel, action: str) -> str:
-        """Console words as shown (hint line, log): card tokens with this game's labels."""
-        return model.display_text(action)
+    def action_label(self, model: ConsoleModel, action: str, hint: bool = False) -> str:
+        """Console words as shown (hint line, log): verbs in the console's language, card
+        tokens with this game's labels. `hint`: said to the person (`raccogli`), else of a
+        seat in the log (`raccoglie`)."""
+        return model.display_text(verb_words(model.lang, action, hint=hint))
 
     def hand_label(self, model: ConsoleModel) -> str:
-        return tr(model.lang, "your hand ({n}{more}){pz}", n=len(model.hand_cards()), more="",
-                  pz="")
+        return t(model.lang, "hand.label", n=len(model.hand_cards()), more="", pz="")
+
+    def seats_head(self, model: ConsoleModel) -> Line:
+        """`seats · hints`: the seats panel's title, and whether the table allows hints."""
+        return [("class:label", t(model.lang, "table.seats")),
+                ("class:dim", t(model.lang, "table.hints_on" if model.hints_on
+                                else "table.hints_off"))]
 
     def _seat_row(self, model: ConsoleModel, seat: int, to_move: int | None,
                   side_names: dict[int, str], detail: str, width: int) -> Line:
@@ -218,10 +251,11 @@ class Presenter:
             style += " class:seat.turn"
         side = side_names.get(seat, "")
         if model.seat_away(seat):
-            detail += tr(model.lang, " away")
+            detail += t(model.lang, "seat.away")
         room = 10 if width >= WIDE_SEATS else 8
-        shown = name if len(name) <= room else name[:room - 1] + "…"
-        return clip([(style, f"{mark}{shown:<{room}}"), ("class:side", f" {side:<2}"),
+        shown = name if display_width(name) <= room else cut_to(name, room - 1) + "…"
+        shown += " " * (room - display_width(shown))
+        return clip([(style, f"{mark}{shown}"), ("class:side", f" {side:<2}"),
                      ("", detail)], width)
 
 
@@ -237,17 +271,18 @@ class BriscolaPresenter(Presenter):
         return f"play {model.cursor + 1}"
 
     def keys_hint(self, model: ConsoleModel) -> str:
-        return "←/→ choose · Enter/1-3 play · F1 help · F10 score · C-q quit"
+        return t(model.lang, "keys.briscola")
 
-    def action_label(self, model: ConsoleModel, action: str) -> str:
+    def action_label(self, model: ConsoleModel, action: str, hint: bool = False) -> str:
         """`play 2` in the hint line also names the card: `play 2 (Re di spade)`."""
         words = action.split()
         if len(words) == 2 and words[1].isdigit():
             cards = model.hand_cards()
             n = int(words[1])
             if 1 <= n <= len(cards):
-                return f"{action} ({self.card_label(model, cards[n - 1][1])})"
-        return super().action_label(model, action)
+                return (f"{verb_words(model.lang, action, hint=hint)} "
+                        f"({self.card_label(model, cards[n - 1][1])})")
+        return super().action_label(model, action, hint)
 
     def title(self, model: ConsoleModel) -> str:
         v = self.view(model)
@@ -255,47 +290,55 @@ class BriscolaPresenter(Presenter):
 
     def table_lines(self, model: ConsoleModel, width: int) -> list[Line]:
         v = self.view(model)
+        lang = model.lang
         if not v:
-            return [[("class:dim", "waiting for the deal…")]]
+            return [[("class:dim", t(lang, "table.waiting_deal"))]]
         lines: list[Line] = []
         trump = v.get("trump") or {}
         tcard = self.card_of_text(model, trump.get("card"))
-        head: Line = [("class:label", "briscola (trump): ")]
-        head += [self.card(model, tcard)] if tcard else [("class:dim", "not shown yet")]
+        head: Line = [("class:label", t(lang, "bris.trump"))]
+        head += [self.card(model, tcard)] if tcard else [("class:dim", t(lang, "bris.not_shown"))]
         if trump.get("drawn"):
-            head.append(("class:dim", " (drawn)"))
-        head += [("", "   "), ("class:label", "stock: "), ("", f"{v.get('stock', 0)} left")]
+            head.append(("class:dim", t(lang, "bris.drawn")))
+        head += [("", "   "), ("class:label", t(lang, "bris.stock")),
+                 ("", t(lang, "bris.left", n=v.get("stock", 0)))]
         if v.get("last_hand"):
-            head.append(("class:dim", " · last tricks, no drawing"))
+            head.append(("class:dim", t(lang, "bris.last_tricks")))
         lines.append(clip(head, width))
         lines.append([])
         plays = v.get("trick") or []
         items = [self._play_item(model, seat, text) for seat, _pos, text in plays]
-        lines += labelled("on the table: ", items or [[("class:dim", "nothing yet")]], width)
+        on_table = t(lang, "bris.on_table")
+        last_label = t(lang, "bris.last_trick")
+        pad = max(len(on_table), len(last_label))
+        lines += labelled(on_table.ljust(pad),
+                          items or [[("class:dim", t(lang, "bris.nothing"))]], width)
         last = v.get("last_trick")
         if last:
             items = [self._play_item(model, seat, text) for seat, _pos, text in last["plays"]]
-            items.append([("class:dim", f"→ {model.seat_name(last.get('winner'))} takes it")])
-            lines += labelled("last trick:   ", items, width)
+            items.append([("class:dim", t(lang, "bris.takes",
+                                          who=model.seat_name(last.get("winner"))))])
+            lines += labelled(last_label.ljust(pad), items, width)
         lines.append([])
         sides = v.get("sides") or []
         for i, taken in enumerate(v.get("taken") or []):
             members = sides[i] if i < len(sides) else []
             who = " + ".join(model.seat_name(s) for s in members)
             style = "class:seat.me" if model.seat in members else "class:seat"
-            detail = f" {taken.get('points', 0):>3} pts  {taken.get('tricks', 0)} trick(s)"
-            lines.append(clip([("class:label", "points taken: "), (style, f"{who:<16}"),
-                               ("", detail)], width))
+            detail = t(lang, "bris.points", p=f"{taken.get('points', 0):>3}",
+                       t=taken.get("tricks", 0))
+            lines.append(clip([("class:label", t(lang, "bris.points_taken")),
+                               (style, f"{who:<16}"), ("", detail)], width))
         partner = v.get("partner_hand")
         if partner:
-            ln = [("class:label", "partner's hand: ")]
+            ln = [("class:label", t(lang, "bris.partner_hand"))]
             ln += self.cards(model, [c for c in (self.card_of_text(model, t) for _, t in partner)
                                      if c is not None])
             lines.append(clip(ln, width))
         for seat, cards in (v.get("shown_hands") or {}).items():
             if int(seat) == model.seat or (partner and int(seat) == ((model.seat or 0) + 2) % 4):
                 continue
-            ln = [("class:label", f"{model.seat_name(int(seat))} shows: ")]
+            ln = [("class:label", t(lang, "bris.shows", who=model.seat_name(int(seat))))]
             ln += self.cards(model, [c for c in (self.card_of_text(model, t) for _, t in cards)
                                      if c is not None])
             lines.append(clip(ln, width))
@@ -303,7 +346,7 @@ class BriscolaPresenter(Presenter):
             lines.append([])
             seen = [self.card(model, c) for c in (self.card_of_text(model, t)
                                                    for _, t in v["seen"]) if c is not None]
-            lines.append([("class:label", "cards seen (carte viste):")])
+            lines.append([("class:label", t(lang, "bris.seen"))])
             lines += flow([[f] for f in seen], width, sep=" ")
         return lines
 
@@ -319,13 +362,13 @@ class BriscolaPresenter(Presenter):
         sides = v.get("sides") or []
         side_names = {s: "AB"[i] for i, side in enumerate(sides) for s in side}
         sizes = v.get("hand_sizes") or []
-        out = [[("class:label", tr(model.lang, "seats"))]]
+        out = [self.seats_head(model)]
         wide = width >= WIDE_SEATS
         for seat in range(int(v.get("n_seats", len(sizes)))):
             n = sizes[seat] if seat < len(sizes) else "?"
-            detail = f"{n} {tr(model.lang, 'cards')}" if wide else f"{n}c"
+            detail = f"{n} {t(model.lang, 'table.cards')}" if wide else f"{n}c"
             if seat == v.get("dealer"):
-                detail += " · dealer" if wide else " D"
+                detail += t(model.lang, "table.dealer" if wide else "table.dealer_short")
             out.append(self._seat_row(model, seat, v.get("to_move"), side_names, detail, width))
         return out
 

@@ -21,6 +21,7 @@ from typing import Any
 REQUEST_COSTS: dict[str, float] = {
     "ping": 1.0,
     "join_table": 1.0,
+    "rematch": 1.0,
     "leave_table": 1.0,
     "list_tables": 3.0,
     "create_table": 3.0,

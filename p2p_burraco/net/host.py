@@ -83,6 +83,11 @@ class HostConfig:
     """Called with each TableRoom whose match ended, its records written (the history)."""
     seed: int | None = None
     """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+    pause_between: float = 0.0
+    """Seconds between the end of a hand and the next deal (TABLE-15; net/between.py)."""
+    hints: bool = True
+    """The console may show the heuristic bot's move on request (`hint`); `--no-hints` for
+    a serious table. Said in the table info; the console keeps to it."""
     # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
     max_connections: int = 512
     """Connections served at once; one more is refused (`conn.too_many`)."""
@@ -449,6 +454,10 @@ class Lobby:
             raise WireError("lobby.bad_config", str(exc), ref=frame.seq) from None
         conn.send("table_created", {"table": room.id})
 
+    def on_rematch(self, conn: HostConnection, frame: Frame) -> None:
+        """TABLE-16: a person of a finished match asks to play again (net/rematch.py)."""
+        self.node.rematches.ask(conn, frame.body["table"], frame.seq)
+
     def on_join_table(self, conn: HostConnection, frame: Frame) -> None:
         b = frame.body
         if conn.room is not None:
@@ -532,6 +541,10 @@ class HostNode(ServerFactory):
             config.address_burst, exempt, config.max_buffered))
         """Connection caps per address and in all; each address's time budget."""
         self.lobby = Lobby(self)
+        from .rematch import Rematches
+
+        self.rematches = Rematches(self)
+        """TABLE-16: finished matches their people may play again (net/rematch.py)."""
         self.port: IListeningPort | None = None
         self.data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
         self._random: Callable[[int], bytes] = secrets.token_bytes
@@ -786,6 +799,7 @@ class HostNode(ServerFactory):
         """A table's match ended: it leaves the host's memory (its records are on disk);
         with `keep` a fresh default table opens; `all_done` fires when nothing is left."""
         self.finished.append(f"table {room.id}: {room.summary()}")
+        self.rematches.offer(room)                  # TABLE-16: the same people may play again
         if self.config.on_match_end is not None:
             try:
                 self.config.on_match_end(room)

@@ -89,6 +89,8 @@ class PeerConfig:
     """Seeds this peer's secrets (reproducible test vectors only; never in real play)."""
     fallback: Any = None
     """(hand, seat) → Action: the bot that plays for this seat when its clock runs out."""
+    rematch: str | None = None
+    """Ask for a rematch of this finished table instead of joining one (TABLE-16)."""
     extra: dict[str, Any] = field(default_factory=dict)
     host_fingerprint: str | None = None
     """The host key's fingerprint a LAN advertisement gave (`net.discovery`): a host whose
@@ -362,6 +364,9 @@ class PeerNode(ClientFactory):
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
             return
+        if self.config.rematch is not None and self.table is None:
+            conn.send("rematch", {"table": self.config.rematch})   # TABLE-16
+            return
         conn.send("join_table", {"table": self.config.table or self.table,
                                  "seat": self.config.seat})
 
@@ -453,7 +458,8 @@ class PeerNode(ClientFactory):
         self.controller.notify({"type": "seats", "names": names, "you": self.seat,
                                 "seats": [lobby_seat(s) for s in seats],
                                 "table": {k: info.get(k) for k in
-                                          ("id", "game", "variant", "players", "status")}})
+                                          ("id", "game", "variant", "players", "status",
+                                           "hints")}})
 
     def match_end(self, body: dict[str, Any]) -> None:
         if body.get("table") != self.table:

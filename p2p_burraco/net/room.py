@@ -103,6 +103,12 @@ class TableRoom:
         self._clock: tuple[dict[str, Any], int] | None = None
         """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
+        from .between import HandPause
+
+        self.pause = HandPause(node)
+        """TABLE-15: the pause between two hands (net/between.py)."""
+        self.reserved: dict[int, bytes] = {}
+        """TABLE-16: seats kept for the people of the match this one is a rematch of."""
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
@@ -168,6 +174,8 @@ class TableRoom:
             "status": self.status, "sides": self.sides, "hands_played": self.hands_played,
             "seats": [{"seat": i, "name": s.name, "identity": s.identity, "bot": s.bot,
                        "connected": s.conn is not None} for i, s in enumerate(self.slots)],
+            # only said when off (absent = on): a table with hints keeps the info it had
+            **({} if getattr(self.node.config, "hints", True) else {"hints": False}),
         }
 
     def join(self, conn: HostConnection, seat: int | None, ref: int) -> None:
@@ -176,8 +184,10 @@ class TableRoom:
             if not (seat is not None and seat < self.players and not self.slots[seat].taken):
                 raise WireError("lobby.started", f"the match at {self.id} has started",
                                 ref=ref)
+        from .rematch import reserved_for
+
         if seat is None:
-            free = self.free_seats()
+            free = [s for s in self.free_seats() if reserved_for(self, s) is None]
             if not free:
                 raise WireError("lobby.table_full", f"{self.id} has no free seat", ref=ref)
             seat = free[0]
@@ -188,6 +198,9 @@ class TableRoom:
             raise WireError("lobby.seat_taken",
                             f"seat {seat} of {self.id} is taken by {self.slots[seat].name}",
                             ref=ref)
+        if reserved_for(self, seat) not in (None, conn.peer_identity):   # TABLE-16
+            raise WireError("lobby.seat_taken",
+                            f"seat {seat} of {self.id} is kept for a rematch", ref=ref)
         slot = self.slots[seat]
         slot.name, slot.identity, slot.conn = conn.peer_name, conn.peer_identity, conn
         slot.bot_name = self.node.own_bot_name(conn.peer_identity)
@@ -325,6 +338,8 @@ class TableRoom:
         if step.over and self.status == "playing":
             self.end_match()
         elif self.status == "playing":
+            if step.record is not None:
+                self.pause.hand_closed()     # TABLE-15: time to read the score sheet
             self._schedule()
             self._maybe_deal()
         return step
@@ -385,7 +400,7 @@ class TableRoom:
         hands gets its grace period first: no hand is wasted on it)."""
         driver = self.driver
         if driver is None or self.status != "playing" or not driver.can_deal() \
-                or self._dealing:
+                or self._dealing or self.pause.holding(self._maybe_deal):
             return
         if not all(s.taken and s.conn is not None for s in self.slots):
             for i, s in enumerate(self.slots):      # a seat away between hands: its grace
@@ -407,6 +422,7 @@ class TableRoom:
         driver, journal = self.driver, self.journal
         assert driver is not None and journal is not None
         self.status = "over"
+        self.pause.cancel()
         self.standings = driver.standings()
         self.reason = driver.end_reason or "target"
         for slot in self.slots:

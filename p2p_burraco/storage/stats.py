@@ -98,13 +98,29 @@ def _fold_hands(line: Line, rec: MatchRecord, seats: set[int]) -> None:
             line.closings += 1
 
 
-def compute(records: Iterable[MatchRecord]) -> Stats:
-    """Stats over the given matches (HIST-4)."""
-    st = Stats()
+def labels(records: Iterable[MatchRecord]) -> dict[tuple[str, str], str]:
+    """(name, key) → how the player is listed: the name, or — when players with different
+    keys share it (the host bots of two machines are both `bot 1`) — the name and the
+    start of the key, so they are told apart, not added up."""
+    keys: dict[str, set[str]] = {}
     for rec in records:
         for seat in rec.seats:
+            keys.setdefault(seat.name, set()).add(seat.key)
+    return {(name, key): name if len(found) == 1 else f"{name} [{key[:8]}]"
+            for name, found in keys.items() for key in found}
+
+
+def compute(records: Iterable[MatchRecord]) -> Stats:
+    """Stats over the given matches (HIST-4); a player is a key, listed by name."""
+    st = Stats()
+    records = list(records)
+    label = labels(records)
+    for rec in records:
+        listed = {s.seat: label[(s.name, s.key)] for s in rec.seats}
+        for seat in rec.seats:
             side = rec.side_of(seat.seat)
-            line = st.players.setdefault(seat.name, Line(seat.name))
+            who = listed[seat.seat]
+            line = st.players.setdefault(who, Line(who))
             line.matches += 1
             won = rec.winner is not None and rec.winner == side
             line.wins += won
@@ -119,7 +135,7 @@ def compute(records: Iterable[MatchRecord]) -> Stats:
         for i, side_seats in enumerate(rec.sides):
             if len(side_seats) < 2:
                 continue
-            who = "+".join(sorted(rec.names(side_seats).split("+")))
+            who = "+".join(sorted(listed.get(x, f"seat {x}") for x in side_seats))
             line = st.partnerships.setdefault(who, Line(who))
             line.matches += 1
             line.wins += rec.winner == i

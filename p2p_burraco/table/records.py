@@ -493,11 +493,18 @@ def collect(paths: Sequence[str]) -> tuple[list[Unit], list[tuple[str, str]]]:
 
 
 def verify_units(units: Sequence[Unit],
-                 check: Callable[[str, str, bytes], tuple[str, str]] | None) -> list[Any]:
+                 check: Callable[[str, str, bytes], tuple[str, str]] | None,
+                 progress: Callable[[int, int], None] | None = None) -> list[Any]:
+    """Audit every unit (a match's directory or loose hands); `progress(done, total)` in
+    hands before each unit, so a terminal sees a long run move."""
     from .match_audit import audit_match
 
     out = []
+    total, done = sum(len(u.files) for u in units), 0
     for u in units:
+        if progress is not None:
+            progress(done, total)
+        done += len(u.files)
         if not u.files and not u.foreign and not u.unreadable:
             continue
         if not u.files:

@@ -56,6 +56,7 @@ VALID_BODIES: dict[str, tuple[str, dict[str, Any]]] = {
     "join_table": ("peer", {"table": "t1", "seat": None}),
     "seated": ("host", {"table": "t1", "seat": 0, "info": {"id": "t1", "players": 4}}),
     "leave_table": ("peer", {}),
+    "rematch": ("peer", {"table": "t1"}),
     "left": ("host", {"table": "t1"}),
     "table_update": ("host", {"info": {"id": "t1", "status": "playing"}}),
     "seat_status": ("host", {"seat": 3, "connected": False, "grace_ms": 60000}),
