@@ -143,13 +143,17 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor
 
-    controller = LazyBotController(bot_factory(args.strategy, args.seed, getattr(args, "think", None)))
-
     def start(reactor: Any) -> Any:
-        node = connect_peer(reactor, host, port, name, controller, key, args.home,
-                            **_options(args))
-        controller.node = node
-        return node.done
+        from ..net.tournament import follow_event
+
+        def connect() -> Any:
+            controller = LazyBotController(bot_factory(args.strategy, args.seed,
+                                                       getattr(args, "think", None)))
+            node = connect_peer(reactor, host, port, name, controller, key, args.home,
+                                **_options(args))
+            controller.node = node
+            return node
+        return follow_event(reactor, connect)   # one match, or every round of an event
 
     standings, error = run_reactor(start)
     if error is not None:

@@ -1,0 +1,299 @@
+"""`p2p-burraco tournament`: run a club night on this host; `tournament verify DIR` audits it.
+
+The director's host opens every round's tables itself (ordinary matches: fair dealing,
+clocks, journal, records), seats the registered players where the movement puts them, and
+keeps the standings (seeds/tournament.md). This module parses and formats only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+HELP = ("run a club tournament (Mitchell, Danish or individual; victory points; standings), "
+        "or `tournament verify DIR`")
+
+EXIT_FAIR, EXIT_CHEAT, EXIT_INCOMPLETE, EXIT_NOT_TOURNAMENT = 0, 1, 2, 3
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from .argtypes import GAMES, STRATEGIES, int_at_least, port, seat_count, seconds
+
+    p.add_argument("action", nargs="*", metavar="verify DIR",
+                   help="none: run an event; `verify DIR`: audit a tournament directory")
+    p.add_argument("--bind", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1; 0.0.0.0 for the LAN)")
+    p.add_argument("--port", type=port, default=7777, help="TCP port (0: any free port)")
+    p.add_argument("--game", default="burraco", choices=GAMES)
+    p.add_argument("--variant", default=None, help="rule set (see `p2p-burraco rules`)")
+    p.add_argument("--players", type=seat_count, default=None,
+                   help="seats a table (default: 4 Burraco, 2 Briscola)")
+    p.add_argument("--format", default="mitchell", choices=("mitchell", "danish", "individual"),
+                   help="the movement (TOURN-7..11; default mitchell)")
+    p.add_argument("--rounds", type=int_at_least(1), default=3, help="rounds (default 3)")
+    p.add_argument("--hands", type=int_at_least(1), default=None,
+                   help="hands a round: Burraco 2, 3 or 4 (default 3); Briscola 1-3 "
+                        "smazzate (default 3)")
+    p.add_argument("--start-when", type=int_at_least(2), default=None, metavar="N",
+                   help="close registration and start when N players have registered "
+                        "(default: the director types `start`)")
+    p.add_argument("--no-show", type=seconds(positive=True), default=60.0, metavar="SECONDS",
+                   help="a seat still empty this long after its round opens is played by a "
+                        "host bot (default 60) [TOURN-14]")
+    p.add_argument("--auto-next", action="store_true",
+                   help="open the next round as soon as a round ends (default: `next`)")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the draw's seed (Danish first round, individual tables; printed)")
+    p.add_argument("--dir", type=Path, default=None,
+                   help="the tournament directory (default: <data-dir>/tournaments/<date-time>)")
+    p.add_argument("--web", type=port, default=None, metavar="PORT",
+                   help="serve the standings page for a projector on the host's address, "
+                        "this port (off unless given)")
+    p.add_argument("--csv", default=None, metavar="FILE",
+                   help="write the standings as CSV to FILE (`-`: standard output) at the end, "
+                        "or, with verify, from the recomputed standings")
+    p.add_argument("--strategy", default=None, choices=STRATEGIES,
+                   help="strategy of the host bots that play for a no-show")
+    p.add_argument("--clock", type=seconds(positive=True), default=None, metavar="SECONDS",
+                   help="seconds per move (default: the game's) [TABLE-1]")
+    p.add_argument("--grace", type=seconds(), default=120.0,
+                   help="seconds a dropped player's seat is held (default 120) [TABLE-6]")
+    p.add_argument("--data-dir", type=Path, default=None,
+                   help="host key and bots (default: user data dir)")
+    p.add_argument("--keys", default=None, help="with verify: pinned keys (as `verify --keys`)")
+    p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.action:
+        if args.action[0] != "verify" or len(args.action) != 2:
+            raise ValueError(f"{' '.join(args.action)!r}: the only action is `verify DIR`")
+        return verify(Path(args.action[1]), args)
+    return run_event(args)
+
+
+# --------------------------------------------------------------------------- the event
+
+def run_event(args: argparse.Namespace) -> int:
+    import datetime as dt
+    import random
+
+    from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
+    from ..net.host import HostConfig
+    from ..net.identity import default_data_dir, load_or_create_identity
+    from ..net.runtime import run_reactor
+    from ..net.tournament import EventConfig, start_tournament
+    from ..table.match_record import host_hook
+    from .host import configure_logging
+
+    configure_logging(args.verbose)
+    data_dir = args.data_dir or default_data_dir()
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
+    hands = args.hands if args.hands is not None else 3
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
+    directory = (args.dir or Path(data_dir) / "tournaments" / stamp).resolve()
+    if (directory / "standings.json").exists():
+        raise ValueError(f"{directory} already holds a tournament; choose another --dir")
+    directory.mkdir(parents=True, exist_ok=True)
+    cfg = EventConfig(game=args.game, variant=args.variant, players=args.players,
+                      format=args.format, rounds=args.rounds, hands=hands, seed=seed,
+                      start_when=args.start_when, no_show=args.no_show,
+                      auto_next=args.auto_next, directory=directory)
+    host_cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
+                          data_dir=data_dir, grace=args.grace, clock=args.clock)
+    factory = bot_factory(args.strategy, seed, None)
+    key = load_or_create_identity(Path(data_dir) / "host")
+    holder: dict[str, Any] = {}
+
+    def start(reactor: Any) -> Any:
+        history = host_hook(reactor.callInThread, data_dir, args.strategy or DEFAULT_STRATEGY)
+        event = start_tournament(reactor, host_cfg, cfg, key,
+                                 lambda: LazyBotController(factory), history)
+        holder["event"] = event
+        host, port = event.node.address()
+        print(f"p2p-burraco tournament: {cfg.format}, {cfg.game} {event.variant}, "
+              f"{cfg.rounds} round(s) of {cfg.hands} hand(s), {event.seats} seats a table; "
+              f"draw seed {seed}")
+        print(f"  players register with: p2p-burraco join {host}:{port} --name NAME "
+              f"[--table LINE]")
+        print(f"  records in {directory}")
+        if args.web is not None:
+            from ..net.tournament_io import serve_standings
+
+            web = serve_standings(reactor, event, args.web, args.bind)
+            print(f"  standings page: http://{args.bind}:{web.getHost().port}/")
+        from ..net.tournament_io import director_console
+
+        if sys.stdin.isatty():
+            director_console(reactor, event, handle_command)
+            print("  type `help` for the director's commands")
+        elif cfg.start_when is None:
+            print("  no terminal: give --start-when N to start the event")
+        sys.stdout.flush()
+        return event.done
+
+    _, error = run_reactor(start, stop_delay=0.2)
+    event = holder.get("event")
+    if error is not None:
+        print(f"p2p-burraco tournament: error: {error}", file=sys.stderr)
+        return 1
+    if event is None:
+        return 1
+    for line in event.status_lines():
+        print(line)
+    print(f"records and signed standings in {directory}")
+    if args.csv:
+        write_csv(event.standings_rows(), args.csv)
+    return 0
+
+
+COMMANDS_HELP = """commands / comandi:
+  status | stato          every table: round, hand, scores, clock; and the standings
+  start | inizia          close registration and open round 1
+  next | avanti           open the next round (when the round is over)
+  bots | bot              give every empty seat of the round a host bot now [TOURN-14]
+  quit | esci             stop the host (the records so far stay signed on disk)"""
+
+
+def handle_command(event: Any, line: str) -> tuple[str, bool]:
+    """One director's command → (what to print, whether to stop)."""
+    word = line.strip().lower()
+    if word in ("", "status", "stato"):
+        return "\n".join(event.status_lines()), False
+    if word in ("start", "inizia"):
+        return event.start(), False
+    if word in ("next", "avanti"):
+        return event.next_round(), False
+    if word in ("bots", "bot"):
+        return f"{event.fill_no_shows()} host bot(s) seated", False
+    if word in ("help", "aiuto", "?"):
+        return COMMANDS_HELP, False
+    if word in ("quit", "esci"):
+        event.write_records() if event.entrants else None
+        return "stopping", True
+    return f"unknown command {word!r}; type `help`", False
+
+
+def write_csv(rows: list[dict[str, Any]], target: str) -> None:
+    fields = ["rank", "entrant", "name", "vp", "mp", "played", "byes"]
+    if target == "-":
+        w = csv.DictWriter(sys.stdout, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+        return
+    with open(target, "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+
+
+# --------------------------------------------------------------------------- verify
+
+def _run_verify(paths: list[str], args: argparse.Namespace) -> dict[str, Any]:
+    """The project's `verify` on every match directory, through its entry point, as JSON."""
+    from . import verify as v
+
+    p = argparse.ArgumentParser()
+    v.add_arguments(p)
+    argv = [*paths, "--json"]
+    if args.keys:
+        argv += ["--keys", args.keys]
+    if args.data_dir:
+        argv += ["--data-dir", str(args.data_dir)]
+    vargs = p.parse_args(argv)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = v.run(vargs)
+    try:
+        report = json.loads(out.getvalue())
+    except ValueError:
+        report = {}
+    report["exit"] = code
+    return report
+
+
+def verify(directory: Path, args: argparse.Namespace) -> int:
+    """TOURN-15: the signature, every match, every result, the standings."""
+    from ..net.identity import verify as verify_sig
+    from ..net.tournament import canonical, standings_rows
+    from ..tournament.movement import Round
+    from ..tournament.standings import Result, match_result, tally
+
+    path = directory / "standings.json"
+    try:
+        signed = json.loads(path.read_text(encoding="utf-8"))
+        body = signed["body"]
+        assert body.get("kind") == "p2p-burraco tournament"
+        host_key = bytes.fromhex(signed["host_key"])
+        sig = bytes.fromhex(signed["signature"])
+    except (OSError, ValueError, KeyError, TypeError, AssertionError) as exc:
+        print(f"{directory}: not a tournament directory ({path.name}: {exc or 'bad form'})")
+        return EXIT_NOT_TOURNAMENT
+    problems: list[str] = []
+    missing: list[str] = []
+    if not verify_sig(host_key, sig, canonical(body)):
+        problems.append("standings.json: the host's signature does not verify")
+    ev = body["event"]
+    game, hands = ev["game"], int(ev["hands"])
+    dirs = [t["dir"] for r in body["rounds"] for t in r["tables"] if t.get("dir")]
+    report = _run_verify([str(directory / d) for d in dirs], args) if dirs else {"exit": 0}
+    by_id = {m.get("match_id"): m for m in report.get("matches", [])}
+    code = int(report.get("exit", EXIT_INCOMPLETE))
+    rounds: list[Round] = []
+    results: list[list[Result | None]] = []
+    for r, rnd in enumerate(body["rounds"]):
+        rounds.append(Round.from_json(rnd))
+        row: list[Result | None] = []
+        for t, tb in enumerate(rnd["tables"]):
+            where = f"round {r + 1} table {t + 1}"
+            m = by_id.get(tb.get("match_id"))
+            computed = (m or {}).get("standings", {}).get("computed")
+            if m is None or computed is None:
+                missing.append(f"{where}: no audited match {tb.get('match_id')}")
+                row.append(None)
+                continue
+            stated = tb.get("result")
+            reason = stated.get("reason", "hands") if stated else "hands"
+            got = match_result(game, hands, computed, reason)
+            if stated is None or Result.from_json(stated) != got:
+                problems.append(f"{where}: the signed result {stated} is not what the "
+                                f"audited hands give ({got.to_json()})")
+            print(f"{where} ({tb.get('table')}): match {str(tb['match_id'])[:8]} "
+                  f"{m.get('verdict')}, VP {got.vp[0]}-{got.vp[1]}, MP {got.mp[0]:+d}")
+            row.append(got)
+        results.append(row)
+    lines = tally(len(body["entrants"]), rounds, results, game, hands)
+    rows = standings_rows(lines, body["entrants"])
+    if rows != body["standings"]:
+        problems.append("the signed standings differ from those recomputed from the audited "
+                        "matches")
+    for i, row_ in enumerate(rows):
+        print(f"{i + 1:>3}. {row_['name']:<28} {row_['vp']:>4} VP {row_['mp']:>+7d} MP")
+    if args.csv:
+        write_csv(rows, args.csv)
+    for p_ in problems:
+        print(f"  problem: {p_}")
+    for m_ in missing:
+        print(f"  missing: {m_}")
+    if not body.get("complete"):
+        missing.append("the event is not complete")
+    if problems or code == EXIT_CHEAT:
+        final = EXIT_CHEAT
+    elif missing or code == EXIT_INCOMPLETE:
+        final = EXIT_INCOMPLETE
+    elif code != EXIT_FAIR:
+        final = code
+    else:
+        final = EXIT_FAIR
+    word = {EXIT_FAIR: "every match fair, the signed standings recomputed",
+            EXIT_CHEAT: "a cheat or a false record is proven",
+            EXIT_INCOMPLETE: "incomplete (something is missing)",
+            EXIT_NOT_TOURNAMENT: "not a tournament"}.get(final, "?")
+    print(f"{len(dirs)} match(es): {word}")
+    return final
