@@ -7,8 +7,14 @@ import itertools
 import pytest
 
 from p2p_burraco.tournament import vp as vpt
-from p2p_burraco.tournament.movement import (Round, Table, danish_first, danish_next,
-                                             individual_round, mitchell)
+from p2p_burraco.tournament.movement import (
+    Round,
+    Table,
+    danish_first,
+    danish_next,
+    individual_round,
+    mitchell,
+)
 from p2p_burraco.tournament.standings import Line, Result, match_result, ranking, tally
 
 # (lowest MP difference of the row, highest, winner's VP) — TOURN-1 (3 hands), TOURN-2 (4)

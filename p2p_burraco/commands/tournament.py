@@ -72,10 +72,57 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.action:
-        if args.action[0] != "verify" or len(args.action) != 2:
-            raise ValueError(f"{' '.join(args.action)!r}: the only action is `verify DIR`")
-        return verify(Path(args.action[1]), args)
+        if args.action[0] == "verify" and len(args.action) == 2:
+            return verify(Path(args.action[1]), args)
+        if args.action[0] == "bots" and len(args.action) in (3, 4):
+            return run_bots(args.action[1], args.action[2],
+                            args.action[3] if len(args.action) == 4 else None, args)
+        raise ValueError(f"{' '.join(args.action)!r}: the actions are `verify DIR` and "
+                         "`bots HOST:PORT N [PREFIX]`")
     return run_event(args)
+
+
+def run_bots(address: str, count: str, prefix: str | None, args: argparse.Namespace) -> int:
+    """`tournament bots HOST:PORT N`: N bot players in one process register at a tournament
+    host and play every round (each a real peer with its own identity and secrets, as
+    `join --bot` is; for a demo night, the tests and the bench)."""
+    from ..bots.controller import LazyBotController, bot_factory, timeout_bot
+    from ..net.peer import connect_peer
+    from ..net.runtime import run_reactor
+    from ..net.tournament import follow_event
+    from .join import parse_address
+
+    host, port = parse_address(address)
+    if not count.isdigit() or not 1 <= int(count) <= 400:
+        raise ValueError(f"{count!r}: the number of bots is 1..400")
+    n = int(count)
+    name = prefix or "bot"
+    seed = args.seed
+
+    def start(reactor: Any) -> Any:
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+        from twisted.internet.defer import gatherResults
+
+        waits = []
+        for i in range(n):
+            key = Ed25519PrivateKey.generate()
+            bot_seed = None if seed is None else seed + i
+
+            def connect(i: int = i, key: Any = key, bot_seed: Any = bot_seed) -> Any:
+                controller = LazyBotController(bot_factory(args.strategy, bot_seed, None))
+                node = connect_peer(reactor, host, port, f"{name}{i + 1}", controller, key,
+                                    None, fallback=timeout_bot(bot_seed))
+                controller.node = node
+                return node
+            waits.append(follow_event(reactor, connect))
+        return gatherResults(waits, consumeErrors=True)
+
+    _, error = run_reactor(start, stop_delay=0.2)
+    if error is not None:
+        print(f"p2p-burraco tournament bots: {error}", file=sys.stderr)
+        return 1
+    print(f"{n} bot(s) played every round")
+    return 0
 
 
 # --------------------------------------------------------------------------- the event

@@ -329,6 +329,7 @@ class Tournament:
         self.write_records()
         if r >= self.cfg.rounds:
             self.state = "over"
+            self._release_waiting()
             self.node.say("the tournament is over: " + "; ".join(
                 f"{i + 1}. {row['name']} {row['vp']} VP" for i, row in
                 enumerate(self.standings_rows()[:3])))
@@ -339,6 +340,15 @@ class Tournament:
             self.node.reactor.callLater(0.5, self.next_round)
         else:
             self.node.say(f"round {r} over; type `next` to open round {r + 1}")
+
+    def _release_waiting(self) -> None:
+        """Players still waiting for a table (a bye in the last round) hear that the event is
+        over, so their `join` ends as after a last match."""
+        for p in self.players:
+            conn = p.conn
+            if conn is not None and conn.room is None and conn in self.node.connections:
+                conn.send("error", {"code": "lobby.no_table", "message": "the tournament is "
+                                    "over", "ref": None, "fatal": False, "rule": None})
 
     def _finish(self) -> None:
         if not self.done.called:
@@ -491,11 +501,14 @@ def follow_event(reactor: Any, connect: Callable[[], Any], tries: int = 20) -> D
     connection is not gone yet (`auth.identity_in_use`) is tried again a second later."""
     result: Deferred[Any] = Deferred()
 
+    last: list[Any] = [None]
+
     def attach(node: Any, left: int) -> None:
         node.done.addCallbacks(lambda st: finished(node, st),
                                lambda f: failed(node, f, left))
 
     def finished(node: Any, standings: Any) -> None:
+        last[0] = standings
         ev = node.table_info.get("event") if isinstance(node.table_info, dict) else None
         if isinstance(ev, dict) and int(ev.get("round", 0)) < int(ev.get("rounds", 0)):
             reactor.callLater(0.2, lambda: attach(connect(), tries))
@@ -506,6 +519,8 @@ def follow_event(reactor: Any, connect: Callable[[], Any], tries: int = 20) -> D
         code = getattr(failure.value, "code", "")
         if code == "auth.identity_in_use" and left > 0:
             reactor.callLater(1.0, lambda: attach(connect(), left - 1))
+        elif code == "lobby.no_table" and last[0] is not None and not result.called:
+            result.callback(last[0])        # a bye in the last round: the event is over
         elif not result.called:
             result.errback(failure)
 

@@ -148,7 +148,7 @@ def individual_round(players: int, history: Sequence[Round], seed: int,
     partnered before, then the fewest opponents met before; the first such draw wins."""
     if players < 4:
         raise ValueError(f"an individual needs at least 4 players, not {players}")
-    byes_had = {p: 0 for p in range(players)}
+    byes_had = dict.fromkeys(range(players), 0)
     partnered: dict[frozenset[int], int] = {}
     opposed = _met(history)
     for rnd in history:
