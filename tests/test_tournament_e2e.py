@@ -99,7 +99,7 @@ def test_tourn_13_15_mitchell_with_join_bot_peers_verifies(tmp_path: Path) -> No
     d_out = results[0][1]
     assert "the tournament is over" in d_out or "round 2 of 2 (over)" in d_out
     assert "AnnBob" in d_out                       # the named line played as one
-    for rc, out, _ in results[1:3]:
+    for _rc, out, _ in results[1:3]:
         assert "match over" in out
     signed = json.loads((tmp_path / "event" / "standings.json").read_text())
     body = signed["body"]

@@ -1,4 +1,5 @@
-"""Pure tournament logic: VP tables row by row, movements, byes, tie-breaks (seeds/tournament.md)."""
+"""Pure tournament logic: VP tables row by row, movements, byes, tie-breaks
+(seeds/tournament.md)."""
 
 from __future__ import annotations
 
@@ -104,7 +105,7 @@ def test_tourn_7_8_mitchell_no_pair_meets_twice(entrants: int, rounds: int) -> N
     for r, rnd in enumerate(sched):
         seen = sorted([x for tb in rnd.tables for x in (*tb.a, *tb.b)] + list(rnd.byes))
         assert seen == list(range(entrants))
-        for i, tb in enumerate(rnd.tables):
+        for tb in rnd.tables:
             assert tb.a[0] < t <= tb.b[0]           # NS fixed, EW moving
         for tb in rnd.tables:                       # EW one table up each round
             assert (tb.b[0] - t + r) % t == tb.a[0]

@@ -101,7 +101,8 @@ def run_bots(address: str, count: str, prefix: str | None, args: argparse.Namesp
 
     def start(reactor: Any) -> Any:
         from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-        from twisted.internet.defer import gatherResults
+
+        from ..net.tournament import all_of
 
         waits = []
         for i in range(n):
@@ -115,7 +116,7 @@ def run_bots(address: str, count: str, prefix: str | None, args: argparse.Namesp
                 controller.node = node
                 return node
             waits.append(follow_event(reactor, connect))
-        return gatherResults(waits, consumeErrors=True)
+        return all_of(waits)
 
     _, error = run_reactor(start, stop_delay=0.2)
     if error is not None:

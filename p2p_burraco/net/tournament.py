@@ -313,9 +313,8 @@ class Tournament:
             return
         t = self.rooms[r].index(room)
         st = room.standings or {}
-        self.results[r][t] = match_result(self.cfg.game, self.cfg.hands, st,
-                                          room.reason or "hands")
-        res = self.results[r][t]
+        res = match_result(self.cfg.game, self.cfg.hands, st, room.reason or "hands")
+        self.results[r][t] = res
         self.node.say(f"{room.id}: VP {res.vp[0]}-{res.vp[1]}, MP {res.mp[0]:+d}")
         if all(x is not None for x in self.results[r]):
             self.round_over()
@@ -526,3 +525,10 @@ def follow_event(reactor: Any, connect: Callable[[], Any], tries: int = 20) -> D
 
     attach(connect(), tries)
     return result
+
+
+def all_of(waits: list[Deferred[Any]]) -> Deferred[Any]:
+    """Fires when every one has (the first failure fails it)."""
+    from twisted.internet.defer import gatherResults
+
+    return gatherResults(waits, consumeErrors=True)

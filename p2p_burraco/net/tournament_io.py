@@ -99,11 +99,13 @@ class _Director(LineReceiver):
         self.handle = handle
 
     def connectionMade(self) -> None:
-        self.transport.write(b"> ")
+        out: Any = self.transport
+        out.write(b"> ")
 
     def lineReceived(self, line: bytes) -> None:
         text, stop = self.handle(self.event, line.decode("utf-8", "replace"))
-        self.transport.write(text.encode() + b"\n> ")
+        out: Any = self.transport
+        out.write(text.encode() + b"\n> ")
         if stop:
             self.event._finish()
 
