@@ -67,6 +67,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--data-dir", type=Path, default=None,
                    help="host key and bots (default: user data dir)")
     p.add_argument("--keys", default=None, help="with verify: pinned keys (as `verify --keys`)")
+    p.add_argument("--tables", type=int_at_least(1), default=10,
+                   help="with bench: tables a round (default 10)")
+    p.add_argument("--bot-procs", type=int_at_least(1), default=2,
+                   help="with bench: processes the bot players are spread over (default 2)")
     p.add_argument("--verbose", "-v", action="store_true", help="log protocol events")
 
 
@@ -74,11 +78,13 @@ def run(args: argparse.Namespace) -> int:
     if args.action:
         if args.action[0] == "verify" and len(args.action) == 2:
             return verify(Path(args.action[1]), args)
+        if args.action[0] == "bench" and len(args.action) == 1:
+            return bench(args)
         if args.action[0] == "bots" and len(args.action) in (3, 4):
             return run_bots(args.action[1], args.action[2],
                             args.action[3] if len(args.action) == 4 else None, args)
         raise ValueError(f"{' '.join(args.action)!r}: the actions are `verify DIR` and "
-                         "`bots HOST:PORT N [PREFIX]`")
+                         "`bots HOST:PORT N [PREFIX]` and `bench`")
     return run_event(args)
 
 
@@ -345,3 +351,69 @@ def verify(directory: Path, args: argparse.Namespace) -> int:
             EXIT_NOT_TOURNAMENT: "not a tournament"}.get(final, "?")
     print(f"{len(dirs)} match(es): {word}")
     return final
+
+
+# --------------------------------------------------------------------------- bench
+
+def bench(args: argparse.Namespace) -> int:
+    """`tournament bench --tables N`: a whole event of bot players (Mitchell, 2 lines a
+    table) against a director in its own process; the director's CPU time (user + system,
+    from the kernel's accounting of the child) and its peak resident memory, per hand."""
+    import os
+    import re
+    import subprocess
+    import tempfile
+    import time
+
+    seats = args.players or (4 if args.game == "burraco" else 2)
+    players = args.tables * seats
+    rounds = min(args.rounds, args.tables * 2 // 2)
+    hands = args.hands or 2
+    with tempfile.TemporaryDirectory(prefix="p2p-tourney-bench-") as tmp:
+        cmd = [sys.executable, "-m", "p2p_burraco", "tournament", "--port", "0",
+               "--game", args.game, "--players", str(seats), "--format", "mitchell",
+               "--rounds", str(rounds), "--hands", str(hands), "--start-when", str(players),
+               "--auto-next", "--seed", "1", "--dir", f"{tmp}/ev", "--data-dir", f"{tmp}/host",
+               "--strategy", args.strategy or "greedy"]
+        started = time.monotonic()
+        director = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                    stdin=subprocess.DEVNULL, text=True)
+        assert director.stdout is not None
+        port = None
+        for line in director.stdout:
+            m = re.search(r"join 127\.0\.0\.1:(\d+)", line)
+            if m:
+                port = int(m.group(1))
+                break
+        if port is None:
+            director.kill()
+            raise OSError("the director did not start")
+        per = [players // args.bot_procs + (1 if i < players % args.bot_procs else 0)
+               for i in range(args.bot_procs)]
+        bots = [subprocess.Popen([sys.executable, "-m", "p2p_burraco", "tournament", "bots",
+                                  f"127.0.0.1:{port}", str(n), f"b{i}-", "--strategy",
+                                  args.strategy or "greedy", "--seed", str(100 * i)],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                for i, n in enumerate(per) if n]
+        rest = director.stdout.read()
+        _, status, usage = os.wait4(director.pid, 0)
+        director.returncode = os.waitstatus_to_exitcode(status)
+        wall = time.monotonic() - started
+        for b in bots:
+            b.wait(timeout=60)
+        if director.returncode != 0 or "the tournament is over" not in rest:
+            print(f"the event did not finish (director exit {director.returncode})")
+            return 1
+    n_hands = args.tables * rounds * hands
+    cpu = usage.ru_utime + usage.ru_stime
+    rss_mb = usage.ru_maxrss / 1024
+    print(f"tournament bench: {args.game}, {args.tables} tables x {rounds} rounds x {hands} "
+          f"hands = {n_hands} hands, {players} bot players in {len(bots)} process(es)")
+    print(f"  wall {wall:.1f} s; director CPU {cpu:.2f} s ({1000 * cpu / n_hands:.1f} ms a "
+          f"hand, including its start-up); director peak RSS {rss_mb:.1f} MB")
+    try:
+        load = os.getloadavg()
+        print(f"  load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    except OSError:
+        pass
+    return 0
