@@ -66,6 +66,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds a dropped player's seat is held (default 120) [TABLE-6]")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="host key and bots (default: user data dir)")
+    p.add_argument("--max-per-address", type=int_at_least(1), default=64,
+                   help="connections from one address at once (default 64: a club's bots or "
+                        "a shared machine may seat many players)")
     p.add_argument("--keys", default=None, help="with verify: pinned keys (as `verify --keys`)")
     p.add_argument("--tables", type=int_at_least(1), default=10,
                    help="with bench: tables a round (default 10)")
@@ -160,7 +163,8 @@ def run_event(args: argparse.Namespace) -> int:
                       start_when=args.start_when, no_show=args.no_show,
                       auto_next=args.auto_next, directory=directory)
     host_cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
-                          data_dir=data_dir, grace=args.grace, clock=args.clock)
+                          data_dir=data_dir, grace=args.grace, clock=args.clock,
+                          max_per_address=args.max_per_address)
     factory = bot_factory(args.strategy, seed, None)
     key = load_or_create_identity(Path(data_dir) / "host")
     holder: dict[str, Any] = {}
@@ -180,7 +184,7 @@ def run_event(args: argparse.Namespace) -> int:
         if args.web is not None:
             from ..net.tournament_io import serve_standings
 
-            web = serve_standings(reactor, event, args.web, args.bind)
+            web: Any = serve_standings(reactor, event, args.web, args.bind)
             print(f"  standings page: http://{args.bind}:{web.getHost().port}/")
         from ..net.tournament_io import director_console
 
@@ -264,9 +268,10 @@ def _run_verify(paths: list[str], args: argparse.Namespace) -> dict[str, Any]:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = v.run(vargs)
+    report: dict[str, Any]
     try:
-        report = json.loads(out.getvalue())
-    except ValueError:
+        report = dict(json.loads(out.getvalue()))
+    except (ValueError, TypeError):
         report = {}
     report["exit"] = code
     return report
@@ -296,7 +301,8 @@ def verify(directory: Path, args: argparse.Namespace) -> int:
     ev = body["event"]
     game, hands = ev["game"], int(ev["hands"])
     dirs = [t["dir"] for r in body["rounds"] for t in r["tables"] if t.get("dir")]
-    report = _run_verify([str(directory / d) for d in dirs], args) if dirs else {"exit": 0}
+    report: dict[str, Any] = (_run_verify([str(directory / d) for d in dirs], args)
+                              if dirs else {"exit": 0})
     by_id = {m.get("match_id"): m for m in report.get("matches", [])}
     code = int(report.get("exit", EXIT_INCOMPLETE))
     rounds: list[Round] = []
@@ -374,7 +380,8 @@ def bench(args: argparse.Namespace) -> int:
                "--game", args.game, "--players", str(seats), "--format", "mitchell",
                "--rounds", str(rounds), "--hands", str(hands), "--start-when", str(players),
                "--auto-next", "--seed", "1", "--dir", f"{tmp}/ev", "--data-dir", f"{tmp}/host",
-               "--strategy", args.strategy or "greedy"]
+               "--strategy", args.strategy or "greedy",
+               "--max-per-address", str(max(64, players + 8))]
         started = time.monotonic()
         director = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     stdin=subprocess.DEVNULL, text=True)

@@ -63,7 +63,7 @@ class StandingsPage(Resource):
     isLeaf = True
 
     def __init__(self, event: Any) -> None:
-        super().__init__()
+        super().__init__()  # type: ignore[no-untyped-call]
         self.event = event
 
     def render_GET(self, request: Any) -> bytes:
@@ -86,7 +86,9 @@ class StandingsPage(Resource):
 
 def serve_standings(reactor: Any, event: Any, port: int, bind: str) -> IListeningPort:
     """Listen for the standings page on the host's address."""
-    return reactor.listenTCP(port, Site(StandingsPage(event)), interface=bind)
+    site = Site(StandingsPage(event))  # type: ignore[no-untyped-call]
+    listening: IListeningPort = reactor.listenTCP(port, site, interface=bind)
+    return listening
 
 
 class _Director(LineReceiver):
@@ -113,4 +115,5 @@ class _Director(LineReceiver):
 def director_console(reactor: Any, event: Any,
                      handle: Callable[[Any, str], tuple[str, bool]]) -> Any:
     """Read the director's commands line by line from the terminal."""
-    return stdio.StandardIO(_Director(reactor, event, handle), reactor=reactor)
+    return stdio.StandardIO(_Director(reactor, event, handle),  # type: ignore[no-untyped-call]
+                            reactor=reactor)
