@@ -4,7 +4,7 @@ players in one process, to keep the suite within its time), every round played, 
 `tournament verify` exit 0 on the directory (TOURN-13, TOURN-15).
 
 The suite's sizes are smaller than the issue's (Mitchell: 4 pairs, 2 rounds of 2 hands;
-Danish: 5 pairs, 2 rounds of 2 hands, greedy bots); the full size (8 pairs at 4 tables, 3
+Danish: 3 pairs, 2 rounds of 2 hands, greedy bots); the full size (8 pairs at 4 tables, 3
 rounds of 3 hands) is the same code with other numbers, run by hand (see the report).
 """
 
@@ -119,8 +119,8 @@ def test_tourn_13_15_mitchell_with_join_bot_peers_verifies(tmp_path: Path) -> No
 
 def test_tourn_6_15_danish_with_a_bye_verifies(tmp_path: Path) -> None:
     director, port, _ = spawn_director(tmp_path, "--format", "danish", "--rounds", "2",
-                                       "--hands", "2", "--start-when", "10")
-    bots = subprocess.Popen(_cli("tournament", "bots", f"127.0.0.1:{port}", "10",
+                                       "--hands", "2", "--start-when", "6")
+    bots = subprocess.Popen(_cli("tournament", "bots", f"127.0.0.1:{port}", "6",
                                  "--strategy", "greedy", "--seed", "9"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     results = finish([director, bots])

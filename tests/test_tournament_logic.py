@@ -204,3 +204,22 @@ def test_every_pairing_is_a_permutation() -> None:
         for rnd in mitchell(e, r):
             ids = [x for t in rnd.tables for x in (*t.a, *t.b)] + list(rnd.byes)
             assert sorted(ids) == list(range(e))
+
+
+def test_every_tourn_id_is_listed_and_named_by_a_test() -> None:
+    """tests/test_seed_ids.py knows the older prefixes; the TOURN ids get the same checks."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    ids = set(re.findall(r"^- \*\*(TOURN-\d+)\*\*", (root / "seeds" / "tournament.md")
+                         .read_text(encoding="utf-8"), re.MULTILINE))
+    assert len(ids) == 15
+    readme = (root / "seeds" / "README.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| (TOURN-\d+) \|", readme, re.MULTILINE))
+    assert ids == listed
+    tests = "\n".join(p.read_text(encoding="utf-8") for p in (root / "tests").glob("test_*.py"))
+    named = {f"TOURN-{n}" for n in re.findall(r"tourn_(\d+)", tests)}
+    named |= {f"TOURN-{n}" for m in re.findall(r"tourn((?:_\d+)+)", tests)
+              for n in m.strip("_").split("_")}
+    assert ids <= named, sorted(ids - named)

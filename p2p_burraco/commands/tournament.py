@@ -64,6 +64,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="seconds per move (default: the game's) [TABLE-1]")
     p.add_argument("--grace", type=seconds(), default=120.0,
                    help="seconds a dropped player's seat is held (default 120) [TABLE-6]")
+    p.add_argument("--match-clock", type=seconds(positive=True), default=None, metavar="MINUTES",
+                   help="each player's thinking time for a table's whole match (default off) "
+                        "[TABLE-2]")
+    p.add_argument("--step-deadline", type=seconds(positive=True), default=30.0,
+                   metavar="SECONDS", help="seconds for a program's automatic step (30) "
+                                           "[TABLE-5]")
+    p.add_argument("--max-timeouts", type=int_at_least(1), default=3,
+                   help="Burraco turns in a row a player may let run out (3) [TABLE-3]")
+    p.add_argument("--no-bot-replace", action="store_true",
+                   help="no bot plays for a player who dropped or timed out mid-match: the "
+                        "line loses by abandonment (TOURN-4) [TABLE-3]")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="host key and bots (default: user data dir)")
     p.add_argument("--max-per-address", type=int_at_least(1), default=64,
@@ -164,6 +175,9 @@ def run_event(args: argparse.Namespace) -> int:
                       auto_next=args.auto_next, directory=directory)
     host_cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
                           data_dir=data_dir, grace=args.grace, clock=args.clock,
+                          match_clock=args.match_clock, step_deadline=args.step_deadline,
+                          max_timeouts=args.max_timeouts,
+                          replace_lost_with_bot=not args.no_bot_replace,
                           max_per_address=args.max_per_address)
     factory = bot_factory(args.strategy, seed, None)
     key = load_or_create_identity(Path(data_dir) / "host")
