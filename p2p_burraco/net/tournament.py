@@ -496,8 +496,9 @@ def start_tournament(reactor: Any, host_cfg: HostConfig, cfg: EventConfig, key: 
 def follow_event(reactor: Any, connect: Callable[[], Any], tries: int = 20) -> Deferred[Any]:
     """A `join` peer through a whole event: after each match, while the table said more
     rounds remain, connect again (same identity) and wait to be seated for the next round.
-    Fires with the last match's standings. A reconnection the host refuses because the old
-    connection is not gone yet (`auth.identity_in_use`) is tried again a second later."""
+    Fires with the last match's standings. A reconnection between rounds that the host
+    refuses because the old connection is not gone yet (`auth.identity_in_use`) is tried
+    again a second later; outside an event nothing changes (one match, as before)."""
     result: Deferred[Any] = Deferred()
 
     last: list[Any] = [None]
@@ -516,7 +517,7 @@ def follow_event(reactor: Any, connect: Callable[[], Any], tries: int = 20) -> D
 
     def failed(node: Any, failure: Any, left: int) -> None:
         code = getattr(failure.value, "code", "")
-        if code == "auth.identity_in_use" and left > 0:
+        if code == "auth.identity_in_use" and left > 0 and last[0] is not None:
             reactor.callLater(1.0, lambda: attach(connect(), left - 1))
         elif code == "lobby.no_table" and last[0] is not None and not result.called:
             result.callback(last[0])        # a bye in the last round: the event is over
