@@ -164,6 +164,15 @@ def run_event(args: argparse.Namespace) -> int:
     data_dir = args.data_dir or default_data_dir()
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
     hands = args.hands if args.hands is not None else 3
+    from ..tournament.vp import check_hands
+
+    check_hands(args.game, hands)                   # refused before anything starts
+    if args.format == "individual" and (args.game != "burraco" or args.players not in (None, 4)):
+        raise ValueError("the individual format is for Burraco at 4 seats (partners change "
+                         "each round) [TOURN-11]")
+    if args.start_when is None and not sys.stdin.isatty():
+        raise ValueError("with no terminal for the director's commands, give --start-when N "
+                         "(the number of players that closes registration)")
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
     directory = (args.dir or Path(data_dir) / "tournaments" / stamp).resolve()
     if (directory / "standings.json").exists():
@@ -205,8 +214,6 @@ def run_event(args: argparse.Namespace) -> int:
         if sys.stdin.isatty():
             director_console(reactor, event, handle_command)
             print("  type `help` for the director's commands")
-        elif cfg.start_when is None:
-            print("  no terminal: give --start-when N to start the event")
         sys.stdout.flush()
         return event.done
 

@@ -422,19 +422,23 @@ class Tournament:
         """Every table of the round: hand, scores, clock; then the standings."""
         out = []
         if self.state == "registering":
-            out.append(f"registration open: {len(self.players)} player(s): "
+            out.append(f"iscrizioni aperte / registration open: {len(self.players)} "
+                       "giocatori / player(s): "
                        + ", ".join(p.name + (f" [{p.line_name}]" if p.line_name else "")
                                    for p in self.players))
             return out
         r = len(self.rounds)
-        out.append(f"round {r} of {self.cfg.rounds} ({self.state}) — {self.cfg.format}, "
-                   f"{self.cfg.game} {self.variant}, {self.cfg.hands} hand(s) a round")
+        state = {"playing": "in gioco / playing", "between": "tra i turni / between rounds",
+                 "over": "finito / over"}.get(self.state, self.state)
+        out.append(f"turno / round {r} di / of {self.cfg.rounds} ({state}) — "
+                   f"{self.cfg.format}, {self.cfg.game} {self.variant}, {self.cfg.hands} "
+                   "mani / hands a turno / round")
         now = self.node.now_ms()
         for t, room in enumerate(self.rooms[-1]):
             out.append("  " + table_line(room, self.rounds[-1].tables[t], self.entrants,
                                           self.results[-1][t], now))
         for b in self.rounds[-1].byes:
-            out.append(f"  bye: {self.entrants[b].name}")
+            out.append(f"  riposo / bye: {self.entrants[b].name}")
         out.append("standings / classifica:")
         for i, row in enumerate(self.standings_rows()):
             out.append(f"  {i + 1:>2}. {row['name']:<28} {row['vp']:>4} VP {row['mp']:>+7d} MP")
@@ -446,16 +450,18 @@ def table_line(room: TableRoom, tb: Any, entrants: list[Entrant], res: Result | 
     a = "+".join(entrants[e].name for e in tb.a)
     b = "+".join(entrants[e].name for e in tb.b)
     if res is not None:
-        return f"{room.id}: {a} v {b}: over, VP {res.vp[0]}-{res.vp[1]} MP {res.mp[0]:+d}"
+        return (f"{room.id}: {a} v {b}: finita / over, VP {res.vp[0]}-{res.vp[1]} "
+                f"MP {res.mp[0]:+d}")
     if room.status == "waiting":
-        return f"{room.id}: {a} v {b}: waiting ({len(room.free_seats())} seat(s) free)"
+        return (f"{room.id}: {a} v {b}: in attesa / waiting ({len(room.free_seats())} "
+                "posti liberi / seats free)")
     driver = room.driver
     hand = driver.hand_no + 1 if driver is not None else 0
     totals = driver.standings().get("totals", []) if driver is not None else []
     at = getattr(room, "_deadline_at", None)
-    clock = f", clock {max(0, (at - now_ms) // 1000)} s" if at is not None else ""
-    return (f"{room.id}: {a} v {b}: hand {hand} of {room.hands}, "
-            f"score {'-'.join(str(x) for x in totals)}{clock}")
+    clock = f", orologio / clock {max(0, (at - now_ms) // 1000)} s" if at is not None else ""
+    return (f"{room.id}: {a} v {b}: mano / hand {hand} di / of {room.hands}, "
+            f"punti / score {'-'.join(str(x) for x in totals)}{clock}")
 
 
 def standings_rows(lines: list[Any], entrants: list[dict[str, Any]]) -> list[dict[str, Any]]:
