@@ -45,3 +45,23 @@ def test_tourn_14_a_no_show_gets_a_host_bot(tmp_path: Path) -> None:
     assert [t["bots_for"] for t in body["rounds"][0]["tables"] if t["bots_for"]] == [["Zed"]]
     proc = verify(tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_director_commands_before_the_start(tmp_path: Path) -> None:
+    """The console's words, in both languages, on an event nobody has joined yet."""
+    from twisted.internet.task import Clock
+
+    from p2p_burraco.commands.tournament import handle_command
+    from p2p_burraco.net.host import HostConfig, HostNode
+    from p2p_burraco.net.tournament import EventConfig, Tournament
+
+    node = HostNode(Clock(), HostConfig(data_dir=tmp_path, default_table=False, resume=False))
+    event = Tournament(node, EventConfig(directory=tmp_path / "ev"))
+    assert "registration open: 0" in handle_command(event, "stato")[0]
+    assert handle_command(event, "next")[0] == "the tournament has not started (type `start`)"
+    assert handle_command(event, "avanti")[0] == handle_command(event, "next")[0]
+    assert "at least 2 are needed" in handle_command(event, "inizia")[0]
+    assert event.state == "registering"
+    assert "unknown command 'frob'" in handle_command(event, "frob")[0]
+    assert "inizia" in handle_command(event, "aiuto")[0]
+    assert handle_command(event, "esci")[1] is True
