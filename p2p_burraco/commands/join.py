@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --bot: the bot strategy (heuristic, greedy, random or expert; "
                         "default heuristic)")
     add_think(p)
-    p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
+    p.add_argument("--table", default=None, help="table id (default: the first with a free seat); at a "
+                   "tournament host: your line's name, the same as your partner's [TOURN-13]")
     p.add_argument("--seat", type=int_at_least(0), default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
                    help="where your identity, per-hand secrets and records live (default: "
