@@ -15,7 +15,7 @@ from typing import NoReturn
 
 COMMANDS: tuple[str, ...] = (
     "play", "host", "join", "selfplay", "rules", "verify", "bench",
-    "tables", "history", "stats", "replay",
+    "tables", "history", "stats", "replay", "tournament",
 )
 
 

@@ -28,7 +28,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --bot: the bot strategy (heuristic, greedy, random or expert; "
                         "default heuristic)")
     add_think(p)
-    p.add_argument("--table", default=None, help="table id (default: the first with a free seat)")
+    p.add_argument("--table", default=None, help="table id (default: the first with a free seat); at a "
+                   "tournament host: your line's name, the same as your partner's [TOURN-13]")
     p.add_argument("--seat", type=int_at_least(0), default=None, help="seat number (default: the first free)")
     p.add_argument("--data-dir", default=None, type=Path,
                    help="where your identity, per-hand secrets and records live (default: "
@@ -151,13 +152,17 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
     from ..net.peer import connect_peer
     from ..net.runtime import run_reactor
 
-    controller = LazyBotController(bot_factory(args.strategy, args.seed, getattr(args, "think", None)))
-
     def start(reactor: Any) -> Any:
-        node = connect_peer(reactor, host, port, name, controller, key, args.home,
-                            **_options(args))
-        controller.node = node
-        return node.done
+        from ..net.tournament import follow_event
+
+        def connect() -> Any:
+            controller = LazyBotController(bot_factory(args.strategy, args.seed,
+                                                       getattr(args, "think", None)))
+            node = connect_peer(reactor, host, port, name, controller, key, args.home,
+                                **_options(args))
+            controller.node = node
+            return node
+        return follow_event(reactor, connect)   # one match, or every round of an event
 
     standings, error = run_reactor(start)
     if error is not None:
