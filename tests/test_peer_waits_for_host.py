@@ -30,7 +30,7 @@ from twisted.internet.error import ConnectionRefusedError
 from twisted.python.failure import Failure
 
 from p2p_burraco.bots import make_strategy
-from p2p_burraco.console.words import tr
+from p2p_burraco.console.words import engine_text
 from p2p_burraco.net.host import HostConfig
 from p2p_burraco.net.loopback import HoldingController, Loopback, LoopbackConnector, start_table
 from p2p_burraco.net.peer import PeerConfig, PeerNode
@@ -81,7 +81,7 @@ def test_a_seat_on_disk_waits_for_its_host_from_the_first_connection(tmp_path: P
     from p2p_burraco.net.peer import UNREACHABLE
 
     assert said[-1]["template"] == UNREACHABLE
-    italian = tr("it", said[-1]["template"], **said[-1]["fields"])
+    italian = engine_text("it", said[-1]["text"])
     assert italian.startswith("host non raggiungibile, nuovo tentativo…"), italian
     net.advance(120.0)
     assert peer.done.called                       # past its window: it stops, saying why
