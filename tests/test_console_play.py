@@ -139,7 +139,11 @@ def test_play_burraco_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
 @pytest.mark.network
 @pytest.mark.subprocess
 def test_play_briscola_hand_over_loopback_by_keystrokes(tmp_path: Path) -> None:
-    s = run_child(tmp_path, "briscola", 2, seed=2)
-    assert s["rc"] == 0 and s["verdict"] == "fair" and s["errors"] == [], s
-    assert s["moves"] == 20 and sum(s["points"]) == 120, s
-    assert s["chat"] == ["💬 Ann: buona fortuna"], s
+    """Twice with the same seed on the same data directory, as a person may: the second
+    match is a new one (issue 50: its journal existed and the console waited for good)."""
+    for run in (1, 2):
+        s = run_child(tmp_path, "briscola", 2, seed=2)
+        assert s["rc"] == 0 and s["verdict"] == "fair" and s["errors"] == [], (run, s)
+        assert s["moves"] == 20 and sum(s["points"]) == 120, (run, s)
+        assert s["chat"] == ["💬 Ann: buona fortuna"], (run, s)
+        assert len(list((tmp_path / "play" / "matches").iterdir())) == run  # each one kept

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from ..errors import UsageError
+
 HELP = "print a rule set in plain words"
 
 
@@ -25,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     variant = args.variant or spec.default_variant
     if variant not in spec.presets:
-        raise ValueError(f"unknown {args.game} variant {variant!r}; "
+        raise UsageError(f"unknown {args.game} variant {variant!r}; "
                          f"choose one of: {', '.join(spec.presets)}")
     print(spec.describe(spec.presets[variant]))
     return 0

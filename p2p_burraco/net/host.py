@@ -71,7 +71,9 @@ class HostConfig:
     on_match_end: Callable[[Any], None] | None = None
     """Called with each TableRoom whose match ended, its records written (the history)."""
     seed: int | None = None
-    """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+    """Seeds the host's own choices (first dealer, challenges, match ids) for reproducible
+    test vectors; a seed used twice on one data directory makes a match id its journal
+    refuses (`play --seed` seeds only the bots)."""
     # --- limits: what one client may cost the host (PROTOCOL.md § 3, "Limits")
     max_connections: int = 512
     """Connections served at once; one more is refused (`conn.too_many`)."""
@@ -241,6 +243,11 @@ class HostConnection(FrameProtocol):
                             ref=frame.seq)
         self.charge_request(frame)
         handler(self, frame)
+
+    def failed_handling(self, exc: Exception, mtype: str, seq: int) -> None:
+        from .bugs import host_bug
+
+        host_bug(self, exc, mtype, seq)
 
     # --- handshake -----------------------------------------------------------------
     def _hello(self, frame: Frame) -> None:

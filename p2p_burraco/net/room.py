@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.interfaces import IDelayedCall
 
+from ..errors import UsageError
 from ..fairdeal.transcript import Transcript
 from ..storage.journal import RESULT, LoadedMatch, MatchJournal
 from ..table import messages as tm
@@ -62,19 +63,19 @@ class TableRoom:
         self.game = game
         self.variant = variant or self.spec.default_variant
         if self.variant not in self.spec.presets:
-            raise ValueError(f"unknown {game} variant {self.variant!r}; choose one of: "
+            raise UsageError(f"unknown {game} variant {self.variant!r}; choose one of: "
                              f"{', '.join(self.spec.presets)}")
         preset = self.spec.presets[self.variant]
         allowed = tuple(self.spec.seat_counts(preset))
         default_players = 4 if game == "burraco" and 4 in allowed else allowed[0]
         self.players = players if players is not None else default_players
         if self.players not in allowed:
-            raise ValueError(f"{game} {self.variant} is played by "
+            raise UsageError(f"{game} {self.variant} is played by "
                              f"{', '.join(map(str, allowed))} players, not {self.players}")
         if hands is not None and hands < 1:
-            raise ValueError("hands must be at least 1")
+            raise UsageError("hands must be at least 1")
         if target is not None and target < 1:
-            raise ValueError("target must be at least 1")
+            raise UsageError("target must be at least 1")
         self.target = target
         self.hands = hands
         self.options = dict(options)
