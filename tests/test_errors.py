@@ -139,3 +139,32 @@ def test_a_peer_that_raised_stops_with_one_sentence(tmp_path: Path) -> None:
     (failure,) = failures
     text = failure.getErrorMessage()
     assert "bug" in text and "KeyError" in text and "the traceback is in" in text
+
+
+def test_a_bug_in_a_table_timer_stops_that_table_in_one_sentence(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A move clock whose expiry raised used to leave the table waiting on nothing."""
+    from loopback import HoldingController
+
+    from p2p_burraco.net.room import TableRoom
+
+    def boom(self: TableRoom) -> None:
+        raise AssertionError("a deadline the referee did not expect")
+
+    monkeypatch.setattr(TableRoom, "_expire", boom)
+    net = Loopback()
+    held = [HoldingController(BotController(make_strategy("briscola", "random",
+                                                          random.Random(s))))
+            for s in (5, 6)]
+    for h in held:
+        h.hold = True
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", players=2, hands=1, seed=5)
+    host, peers = start_table(net, cfg, held)
+    failures: list[Any] = []
+    for p in peers:
+        p.done.addErrback(failures.append)
+    net.run_until(lambda: len(failures) == 2, step=1.0)   # the move clock (30 s) runs out
+    for f in failures:
+        text = f.getErrorMessage()
+        assert "host.internal" in text and "bug" in text and "AssertionError" in text, text
+    assert not host.lobby.tables

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..errors import bug_sentence, write_traceback
@@ -86,3 +87,16 @@ def peer_bug(conn: PeerConnection, exc: Exception, mtype: str, seq: int) -> None
     node.fail(PeerError(sentence))   # first: the console shows this sentence
     conn.refuse(WireError("msg.bad_value", f"could not handle {mtype!r}", fatal=True,
                           ref=seq))
+
+
+def guarded(room: TableRoom, fn: Callable[[], None]) -> Callable[[], None]:
+    """`fn` for a table's timer (a move clock, a grace period): a bug in it stops that
+    table as `host_bug` does, rather than leaving it waiting on a timer that raised."""
+    def run() -> None:
+        try:
+            fn()
+        except Exception as exc:
+            log.error("%s: failure in a timer", room.id, exc_info=exc)
+            path = traceback_file(exc, room.node.data_dir)
+            fail_room(room, f"the host hit an {bug_sentence(exc, path)}")
+    return run

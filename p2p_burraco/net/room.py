@@ -10,6 +10,7 @@ the match's own directory; it says what happens (`node.say`).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -26,6 +27,7 @@ from ..table import messages as tm
 from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
 from ..table.rules import TableRules
 from ..wire import Frame, PreparedFrame, WireError
+from .bugs import guarded
 
 if TYPE_CHECKING:
     from .host import HostConnection, HostNode
@@ -324,7 +326,7 @@ class TableRoom:
         if call is not None:
             call.reset(delay)                    # moved, not cancelled and made anew
         else:
-            self._deadline = self.node.reactor.callLater(delay, self._expire)
+            self._deadline = self.node.reactor.callLater(delay, guarded(self, self._expire))
 
     def _expire(self) -> None:
         self._deadline = None
@@ -435,8 +437,8 @@ class TableRoom:
             return
         if slot.away is not None and slot.away.active():
             slot.away.cancel()
-        slot.away = self.node.reactor.callLater(self.table_rules.grace_ms / 1000,
-                                                self._away_expired, seat)
+        slot.away = self.node.reactor.callLater(self.table_rules.grace_ms / 1000, guarded(
+            self, functools.partial(self._away_expired, seat)))
         if slot.bot:
             self.node.restart_bot(self, seat)
 
