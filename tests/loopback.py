@@ -1,4 +1,5 @@
-"""Reactor-free test kit (it lives in tests/: nothing the package ships imports it): in-memory links between a host and peers, pumped by hand.
+"""Reactor-free test kit: in-memory links between a host and peers, pumped by hand (it lives
+in tests/: nothing the package ships imports it).
 
 Why: almost every protocol behaviour (framing, handshake, lobby, a whole fair-dealt hand,
 drops and grace periods) can be checked deterministically without sockets or a running
