@@ -16,11 +16,12 @@ waited for good ("everyone is seated: waiting for the deal"). Now:
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import bug_sentence, write_traceback
+from ..stages import RoomStatus, advance
 from ..wire import WireError
 
 if TYPE_CHECKING:
@@ -57,7 +58,7 @@ def fail_room(room: TableRoom, sentence: str) -> None:
     table go (the journal and records stay where they are)."""
     node = room.node
     node.say(f"{room.id}: stopped by a bug of the host: {sentence}")
-    room.status = "over"
+    room.status = advance(room.status, RoomStatus.OVER)
     deadline = getattr(room, "_deadline", None)
     if deadline is not None and deadline.active():
         deadline.cancel()

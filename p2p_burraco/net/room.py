@@ -22,6 +22,7 @@ from twisted.internet.interfaces import IDelayedCall
 
 from ..errors import UsageError
 from ..fairdeal.transcript import Transcript
+from ..stages import RoomStatus, advance
 from ..storage.journal import RESULT, LoadedMatch, MatchJournal
 from ..table import messages as tm
 from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
@@ -87,7 +88,7 @@ class TableRoom:
         self.sides: list[list[int]] = [list(s) for s in probe.standings()["sides"]]
         self.table_rules = rules or node.table_rules(game)
         self.slots = [SeatSlot() for _ in range(self.players)]
-        self.status = "waiting"        # waiting → playing → over
+        self.status = RoomStatus.WAITING   # its moves: stages.TRANSITIONS
         self.driver: HostTable | None = None
         self.journal: MatchJournal | None = None
         self.standings: dict[str, Any] | None = None
@@ -123,7 +124,7 @@ class TableRoom:
             slot.name = room.driver.names[s]
             slot.bot_name = bots.get(str(s))
             slot.bot = slot.bot_name is not None
-        room.status = "over" if room.driver.stage == "over" else "playing"
+        room.status = RoomStatus.OVER if room.driver.stage == "over" else RoomStatus.PLAYING
         room._run({"e": "resume"})
         node.say(f"{room.id}: match {room.match_id.hex()[:8]} resumed from its journal "
                  f"(hand {room.driver.hand_no + 1}, stage {room.driver.stage})")
@@ -224,7 +225,7 @@ class TableRoom:
                   "bots": {str(i): s.bot_name for i, s in enumerate(self.slots) if s.bot}}
         self.journal = MatchJournal.create(self.node.matches_dir, self.match_id, header)
         self.driver = HostTable(config, self.node.identity)
-        self.status = "playing"
+        self.status = advance(self.status, RoomStatus.PLAYING)
         self.send_to(None, "match_started", {"table": self.id, "info": self.info()})
         self.node.say(f"{self.id}: match {self.match_id.hex()[:8]} started — {self.game} "
                       f"{self.variant}, {self.players} seats: {', '.join(names)}; records in "
@@ -360,7 +361,7 @@ class TableRoom:
     def end_match(self) -> None:
         driver, journal = self.driver, self.journal
         assert driver is not None and journal is not None
-        self.status = "over"
+        self.status = advance(self.status, RoomStatus.OVER)
         self.standings = driver.standings()
         self.reason = driver.end_reason or "target"
         for slot in self.slots:
