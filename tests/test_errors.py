@@ -168,3 +168,35 @@ def test_a_bug_in_a_table_timer_stops_that_table_in_one_sentence(
         text = f.getErrorMessage()
         assert "host.internal" in text and "bug" in text and "AssertionError" in text, text
     assert not host.lobby.tables
+
+
+@pytest.mark.subprocess
+@pytest.mark.parametrize("raised, expect", [
+    ("PeerError('the host refused us')", "error: the host refused us"),
+    ("UsageError('--variant nope')", "raised UsageError"),
+    ("RuleViolation('FIBUR-1', 'not your turn')", "raised RuleViolation"),
+    ("KeyError('seat')", "raised KeyError"),
+])
+def test_run_reactor_says_an_outcome_and_raises_bad_input_or_a_bug(raised: str,
+                                                                   expect: str) -> None:
+    """net.runtime: an expected failure (peer refused, connection lost) comes back as one
+    sentence; bad input and bugs are raised once the reactor stopped, for the CLI to tell
+    apart (exit 2 / exit 70). In a child: a reactor runs once per process."""
+    import subprocess
+    import sys
+
+    code = f"""
+from twisted.internet.defer import fail
+from p2p_burraco.errors import UsageError
+from p2p_burraco.games.base import RuleViolation
+from p2p_burraco.net.peer import PeerError
+from p2p_burraco.net.runtime import run_reactor
+try:
+    result, error = run_reactor(lambda reactor: fail({raised}), stop_delay=0)
+    print("error:", error)
+except Exception as exc:
+    print("raised", type(exc).__name__)
+"""
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert expect in proc.stdout, proc.stdout + proc.stderr
