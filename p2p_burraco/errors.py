@@ -56,11 +56,21 @@ def write_traceback(exc: BaseException, data_dir: Path | str | None = None) -> P
     return Path(name)
 
 
+BUG_MARK = "internal error (a bug in p2p-burraco, not something you did)"
+"""How every bug sentence starts, on this machine or relayed from the host."""
+
+
 def bug_sentence(exc: BaseException, path: Path | None) -> str:
     """One sentence for a person: it is a bug, what failed, where the traceback went."""
     where = f"the traceback is in {path}" if path is not None else "no traceback was written"
-    return (f"internal error (a bug in p2p-burraco, not something you did): "
-            f"{type(exc).__name__}: {exc}; {where}")
+    return f"{BUG_MARK}: {type(exc).__name__}: {exc}; {where}"
+
+
+def exit_status_of(failure: str) -> int:
+    """The exit status for a session that ended on `failure` (a peer's last sentence): a bug
+    of ours, here or relayed from the host, is `EX_SOFTWARE`; anything else (unreachable,
+    refused, dropped) `EX_ENVIRONMENT`."""
+    return EX_SOFTWARE if BUG_MARK in failure else EX_ENVIRONMENT
 
 
 def report_bug(exc: BaseException, data_dir: Path | str | None = None,

@@ -200,3 +200,15 @@ except Exception as exc:
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=60)
     assert expect in proc.stdout, proc.stdout + proc.stderr
+
+
+def test_a_session_that_ended_on_a_bug_exits_70_else_1() -> None:
+    """`play` and `join` end on the peer's last sentence: a bug's, here or relayed from the
+    host, is exit 70 like the CLI's own; an unreachable or refusing host stays exit 1."""
+    from p2p_burraco.errors import bug_sentence, exit_status_of
+
+    relayed = f"host.internal: the host hit an {bug_sentence(KeyError('x'), Path('/t'))}"
+    assert exit_status_of(relayed) == 70
+    assert exit_status_of(bug_sentence(RuntimeError("y"), None)) == 70
+    assert exit_status_of("cannot reach the host at 127.0.0.1:1 (refused)") == 1
+    assert exit_status_of("auth.bad_signature: the host's key changed") == 1

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, exit_status_of
 
 HELP = "join a host's table: as a person (console) or as a bot (--bot)"
 DEFAULT_PORT = 7777
@@ -156,7 +156,7 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
     standings, error = run_reactor(start)
     if error is not None:
         print(f"p2p-burraco join: {error}", file=sys.stderr)
-        return 1
+        return exit_status_of(error)   # 70 when the host (or this peer) hit a bug
     if standings is None:
         print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
         return 1
@@ -206,7 +206,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
     error = error or model.failure
     if error is not None:   # shown after the screen is restored
         print(f"p2p-burraco join: {error}", file=sys.stderr)
-        return 1
+        return exit_status_of(error)   # 70 when the host (or this peer) hit a bug
     return rc if isinstance(rc, int) else 1
 
 

@@ -11,7 +11,7 @@ import asyncio
 import sys
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import UsageError, exit_status_of
 
 HELP = "play against bots: a host on loopback, bots in the other seats, the console for you"
 
@@ -130,7 +130,7 @@ def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = 
     error = error or getattr(model, "failure", None)
     if error is not None:  # shown after the screen is restored
         print(f"p2p-burraco play: {error}", file=sys.stderr)
-        return 1
+        return exit_status_of(error)   # 70 for a bug (the host runs in this process)
     return int(rc) if isinstance(rc, int) else 1
 
 
