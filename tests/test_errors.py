@@ -212,3 +212,28 @@ def test_a_session_that_ended_on_a_bug_exits_70_else_1() -> None:
     assert exit_status_of(bug_sentence(RuntimeError("y"), None)) == 70
     assert exit_status_of("cannot reach the host at 127.0.0.1:1 (refused)") == 1
     assert exit_status_of("auth.bad_signature: the host's key changed") == 1
+
+
+def test_a_bug_when_a_seat_drops_stops_that_table_in_one_sentence(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A room that raised while a connection of it was lost used to be logged by Twisted
+    and leave the other seat waiting on a grace period that never started."""
+    from p2p_burraco.net.room import TableRoom
+
+    def boom(self: TableRoom, conn: Any) -> None:
+        raise IndexError("a seat the room did not expect")
+
+    net = Loopback()
+    cfg = HostConfig(data_dir=tmp_path, game="briscola", players=2, hands=1, seed=6)
+    seated = [ScriptedPeer(name=n, join={"table": "t1", "seat": None}) for n in ("A", "B")]
+    host = HostNode(net.clock, cfg)
+    links = []
+    for p in seated:
+        links.append(net.connect(host, p))
+        net.pump()
+    monkeypatch.setattr(TableRoom, "disconnected", boom)
+    links[0].close()
+    net.pump()
+    (err,) = [e for e in seated[1].errors if e["code"] == "host.internal"]
+    assert err["fatal"] and "IndexError" in err["message"] and "bug" in err["message"]
+    assert seated[1].closed and "t1" not in host.lobby.tables

@@ -97,7 +97,13 @@ def guarded(room: TableRoom, fn: Callable[[], None]) -> Callable[[], None]:
         try:
             fn()
         except Exception as exc:
-            log.error("%s: failure in a timer", room.id, exc_info=exc)
-            path = traceback_file(exc, room.node.data_dir)
-            fail_room(room, f"the host hit an {bug_sentence(exc, path)}")
+            room_bug(room, exc, "a timer")
     return run
+
+
+def room_bug(room: TableRoom, exc: Exception, where: str) -> None:
+    """A bug raised in `where` while `room` handled it (a timer, a dropped connection):
+    logged, its traceback written, the table stopped in one sentence to every seat."""
+    log.error("%s: failure in %s", room.id, where, exc_info=exc)
+    path = traceback_file(exc, room.node.data_dir)
+    fail_room(room, f"the host hit an {bug_sentence(exc, path)}")

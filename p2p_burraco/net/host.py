@@ -169,7 +169,15 @@ class HostConnection(FrameProtocol):
             if call is not None and call.active():
                 call.cancel()
         self._timeout = self._budget_call = None
-        self.node.connection_lost(self)
+        room = self.room
+        try:
+            self.node.connection_lost(self)
+        except Exception as exc:
+            if room is None:
+                raise
+            from .bugs import room_bug
+
+            room_bug(room, exc, f"the loss of {self.describe()}")   # the table stops, said
 
     # --- what this connection may cost -------------------------------------------------
     def may_process(self) -> bool:
