@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 from tcpkit import Client, Closed, Kit, header
-from waits import wait_until
+from waits import load_scale, wait_until
 
 from p2p_burraco import wire
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.net.host import HostConfig
 from p2p_burraco.table.inprocess import BotController
 
-SCALE = max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
+SCALE = load_scale()
 """Every deadline of this test is stretched by how busy the machine is when it loads (the
 load average per core, at least 1): with two copies of the suite and others on 2 cores
 (load 13), a client thread starved for over a second hit the 1 s frame timeout while still

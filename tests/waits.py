@@ -9,6 +9,7 @@ long as a loaded machine may need, and fail loudly, naming what never happened.
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Callable
 
@@ -35,3 +36,11 @@ async def until(predicate: Callable[[], object], what: str,
         if loop.time() > deadline:
             raise AssertionError(f"gave up after {timeout:g} s waiting for {what}")
         await asyncio.sleep(0.002)
+
+
+def load_scale() -> float:
+    """How much longer than on a quiet machine a real-time step may take now: the load
+    average per core, at least 1 (two copies of the suite and others on 2 cores: 6 or
+    more). For tests that must give the system a fixed time (a bench run, a deadline the
+    host is configured with); the figure is printed by the tests that use it."""
+    return max(1.0, os.getloadavg()[0] / (os.cpu_count() or 1))
