@@ -63,6 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    from .errors import EX_ENVIRONMENT, EX_USAGE, UsageError, report_bug
+
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:
@@ -70,9 +72,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
         sys.stderr.close()
         return 0
-    except (ValueError, OSError) as exc:  # bad input: a clear message, no traceback
+    except UsageError as exc:  # bad input: a clear message, no traceback
         print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        return EX_USAGE
+    except OSError as exc:  # the system refused (a file, a port, a full disk): not a bug
+        print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
+        return EX_ENVIRONMENT
+    except Exception as exc:  # a bug, whatever its class (a RuleViolation too): say so
+        return report_bug(exc, _data_dir(args), prog=f"p2p-burraco {args.command}")
+
+
+def _data_dir(args: argparse.Namespace) -> str | None:
+    """Where a bug's traceback goes: the command's data directory, or the user's."""
+    chosen = getattr(args, "data_dir", None)
+    if chosen:
+        return str(chosen)
+    try:
+        import platformdirs
+
+        return str(platformdirs.user_data_dir("p2p-burraco", appauthor=False))
+    except Exception:  # no data directory at all: a temporary file then
+        return None
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from .bots import Strategy, make_strategy
+from .errors import UsageError
 from .games import get_game
 from .games.base import HandResult, HandState, Match, check_cards_conserved
 
@@ -38,13 +39,13 @@ def make_match(cfg: SelfplayConfig, rng: random.Random) -> Match:
     spec = get_game(cfg.game)
     variant = cfg.variant or spec.default_variant
     if variant not in spec.presets:
-        raise ValueError(
+        raise UsageError(
             f"unknown {cfg.game} variant {variant!r}; choose one of: {', '.join(spec.presets)}"
         )
     rules = spec.presets[variant]
     allowed = tuple(spec.seat_counts(rules))
     if cfg.players not in allowed:
-        raise ValueError(
+        raise UsageError(
             f"{cfg.game} {variant} is played by {', '.join(map(str, allowed))} players, "
             f"not {cfg.players}"
         )

@@ -7,6 +7,7 @@ import shutil
 import sys
 import tempfile
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 # The suite starts dozens of Python processes (host, join, play, bench clients, the xdist
@@ -30,6 +31,7 @@ settings.register_profile(
 settings.load_profile("ci")
 
 
+@pytest.hookimpl(optionalhook=True)   # pytest-xdist's hook: `-p no:xdist` runs still work
 def pytest_xdist_auto_num_workers(config: object) -> int:
     """`-n auto`: one worker more than the machine has CPUs. Many tests spend their time
     waiting on other processes (host, join, play) or on sockets; the extra worker runs

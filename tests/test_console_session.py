@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from prompt_toolkit.input import create_pipe_input
 from test_console_driver import KEYS, SizedOutput
+from waits import until
 
 from p2p_burraco.cli import main as cli_main
 from p2p_burraco.console import run_console_peer
@@ -87,10 +88,7 @@ def test_run_console_peer_shows_a_failed_connection_and_quits_cleanly() -> None:
 
             task = asyncio.ensure_future(run_console_peer(
                 _args(), connect, model=model, input=inp, output=SizedOutput()))
-            for _ in range(200):
-                await asyncio.sleep(0.005)
-                if model.error:
-                    break
+            await until(lambda: model.error, "the failed connection on the message line")
             seen["error"] = model.error   # `quit` clears the message line
             inp.send_text(KEYS["c-q"])
             return await asyncio.wait_for(task, 5)
@@ -111,12 +109,17 @@ def test_run_console_peer_disconnects_on_quit() -> None:
             self.disconnected = True
 
     peer = Peer()
+    connected: list[Any] = []
+
+    def connect(controller: Any) -> Any:
+        connected.append(controller)
+        return peer
 
     async def main() -> int:
         with create_pipe_input() as inp:
             task = asyncio.ensure_future(run_console_peer(
-                _args(), lambda controller: peer, input=inp, output=SizedOutput()))
-            await asyncio.sleep(0.05)
+                _args(), connect, input=inp, output=SizedOutput()))
+            await until(lambda: connected, "the console to be up and connect")
             inp.send_text("quit\r")
             return await asyncio.wait_for(task, 5)
 
@@ -146,12 +149,12 @@ def test_run_console_peer_wires_abandon_to_the_peer() -> None:
             task = asyncio.ensure_future(run_console_peer(
                 _args(), lambda controller: peer, model=model, input=inp,
                 output=SizedOutput()))
-            await asyncio.sleep(0.05)
+            await until(lambda: model.on_abandon is not None, "the console to be up")
             inp.send_text("abbandona\r")
-            await asyncio.sleep(0.05)
+            await until(lambda: model.confirming == "abandon", "the console to ask first")
             seen["asked"] = peer.abandons
             inp.send_text("abandon\r")
-            await asyncio.sleep(0.05)
+            await until(lambda: model.abandoned, "the abandonment to be signed")
             inp.send_text("quit\r")
             return await asyncio.wait_for(task, 5)
 
@@ -171,12 +174,15 @@ def test_play_offline_runs_the_console_against_local_bots() -> None:
                                       bot_kind="greedy")
             task = asyncio.ensure_future(run_offline(args, input=inp, output=SizedOutput(),
                                                      model=model))
-            for _ in range(400):
-                await asyncio.sleep(0.01)
+            while not model.outcomes:
+                await until(lambda: model.outcomes or model.my_turn,
+                            "my turn or the end of the hand")
                 if model.outcomes:
                     break
-                if model.my_turn:
-                    inp.send_text("\r")       # Enter plays the card under the cursor
+                lines = len(model.log)
+                inp.send_text("\r")           # Enter plays the card under the cursor
+                await until(lambda n=lines: model.outcomes or len(model.log) > n,
+                            "my card on the table")
             inp.send_text("esci\r")
             return await asyncio.wait_for(task, 10)
 

@@ -171,11 +171,24 @@ def outcomes(d: Path) -> list[str]:
             for f in sorted(d.glob("hand-*.p2pb"))]
 
 
+def kill_seed() -> int:
+    """The seed of a random kill moment: P2PB_KILL_SEED, else a fresh one; printed, and
+    in every failure message (the host's lines carry it), so a failing moment reruns."""
+    given = os.environ.get("P2PB_KILL_SEED")
+    return int(given) if given else random.SystemRandom().randrange(2**32)
+
+
 def test_host_killed_mid_hand_resumes_and_the_bots_finish(tmp_path: Path) -> None:
     host = Host(tmp_path, ["--game", "burraco", "--players", "4", "--hands", "3"])
     bots = [join(tmp_path, host.port, "--bot") for _ in range(4)]
+    seed = kill_seed()
+    moment = random.Random(seed).uniform(0.0, 0.6)      # somewhere in the deal or the play
+    said = (f"--- killed {moment:.3f} s after the first deal "
+            f"(P2PB_KILL_SEED={seed} to run this moment again) ---")
+    print(said)
     host.wait_for(r"hand 1 dealt")
-    time.sleep(random.Random().uniform(0.0, 0.6))       # somewhere in the deal or the play
+    host.lines.append(said)
+    time.sleep(moment)
     host.kill9()
     assert not any("match over" in line for line in host.lines), \
         "the match ended before the kill: nothing to resume\n" + "\n".join(host.lines)

@@ -153,8 +153,9 @@ def test_disc_2_a_stale_advertisement_is_ignored_with_a_log_line(
 
 def test_disc_1_the_host_advertises_its_waiting_table(tmp_path: Path) -> None:
     """DISC-1: the advertisement follows the lobby (seats taken as the loopback peers sit)."""
+    from loopback import Loopback, start_table
+
     from p2p_burraco.net.host import HostConfig
-    from p2p_burraco.net.loopback import Loopback, start_table
 
     net = Loopback()
     host, _ = start_table(net, HostConfig(data_dir=tmp_path, game="briscola", players=2,
@@ -169,9 +170,10 @@ def test_disc_3_a_host_whose_key_is_not_the_advertised_one_is_refused(tmp_path: 
     and stops, naming both, before it sits down."""
     import random
 
+    from loopback import Loopback, LoopbackConnector
+
     from p2p_burraco.bots import make_strategy
     from p2p_burraco.net.host import HostConfig, HostNode
-    from p2p_burraco.net.loopback import Loopback, LoopbackConnector
     from p2p_burraco.net.peer import PeerConfig, PeerNode
     from p2p_burraco.table.inprocess import BotController
 
@@ -361,10 +363,11 @@ def test_disc_1_the_advertisement_follows_the_lobby_and_is_withdrawn_at_shutdown
     updated (free 2 → 1, the name listed); withdrawn before the reactor shuts down."""
     import random
 
+    from loopback import Loopback, LoopbackConnector, start_table
+
     from p2p_burraco.bots import make_strategy
     from p2p_burraco.net.discovery import announce_host
     from p2p_burraco.net.host import HostConfig
-    from p2p_burraco.net.loopback import Loopback, LoopbackConnector, start_table
     from p2p_burraco.net.peer import PeerConfig, PeerNode
     from p2p_burraco.table.inprocess import BotController
 
@@ -396,10 +399,11 @@ def test_disc_1_a_host_with_no_table_is_not_announced_until_it_has_one(
     advertisement is one every browser rejects); when a table appears it is registered with
     a TXT record `parse_ad` accepts, and withdrawn again if no table is left — whatever order
     the reactor's pool threads run start and withdraw in, the last wish wins."""
+    from loopback import Loopback, start_table
+
     from p2p_burraco.net import discovery
     from p2p_burraco.net.discovery import announce_host, parse_ad
     from p2p_burraco.net.host import HostConfig
-    from p2p_burraco.net.loopback import Loopback, start_table
 
     class FakeZeroconf:
         registered: ClassVar[list[Any]] = []

@@ -23,14 +23,13 @@ from p2p_burraco.fairdeal import (
     LocalTable,
     SeatDealer,
     Transcript,
-    audit,
     audit_log,
     envelope,
     group,
     hands_schedule,
     signing,
 )
-from p2p_burraco.fairdeal.audit import Fault, Verdict
+from p2p_burraco.fairdeal.audit import Fault, Verdict, audit
 from p2p_burraco.fairdeal.deal import x25519_key_error
 from p2p_burraco.fairdeal.transcript import log_hash
 

@@ -17,12 +17,12 @@ from p2p_burraco.fairdeal import (
     PublicDeal,
     SeatDealer,
     Transcript,
-    audit,
     audit_log,
     hand_id_for,
     hands_schedule,
     signing,
 )
+from p2p_burraco.fairdeal.audit import audit
 from p2p_burraco.fairdeal.local import PROTOCOL_ID, make_hand_start
 
 DECKS = {40: "italian40", 108: "french108", 162: "french162"}

@@ -19,12 +19,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback import Loopback, start_table
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main as cli_main
 from p2p_burraco.fairdeal.transcript import Transcript
 from p2p_burraco.net.host import HostConfig
-from p2p_burraco.net.loopback import Loopback, start_table
 from p2p_burraco.storage.history import (
     MIGRATIONS,
     SCHEMA_VERSION,

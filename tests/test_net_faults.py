@@ -17,13 +17,13 @@ from typing import Any
 
 import msgpack
 import pytest
+from loopback import HoldingController, Loopback, start_table
 
 from p2p_burraco import wire
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main as cli_main
 from p2p_burraco.fairdeal import signing
 from p2p_burraco.net.host import HostConfig, HostNode
-from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
 from p2p_burraco.net.peer import PeerNode
 from p2p_burraco.table.inprocess import BotController
 
@@ -289,7 +289,8 @@ def test_a_seat_away_between_hands_is_waited_for_then_a_bot_takes_it(tmp_path: P
                 self.gone = True
                 net.clock.callLater(0, self.peer.disconnect)
 
-    from p2p_burraco.net.loopback import LoopbackConnector
+    from loopback import LoopbackConnector
+
     from p2p_burraco.net.peer import PeerConfig
 
     ctls = [HoldingController(bot("briscola", 0)), Leaves(bot("briscola", 1))]
@@ -323,7 +324,7 @@ def test_a_seat_away_between_hands_is_waited_for_then_a_bot_takes_it(tmp_path: P
 
 
 def test_idle_connections_are_dropped(tmp_path: Path) -> None:
-    from p2p_burraco.net.loopback import ScriptedPeer
+    from loopback import ScriptedPeer
 
     net = Loopback()
     host = HostNode(net.clock, HostConfig(data_dir=tmp_path, default_table=False,

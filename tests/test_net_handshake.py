@@ -1,5 +1,5 @@
 """Handshake, identity and framing faults on a host connection, with no reactor running:
-in-memory links and a fake clock (p2p_burraco.net.loopback)."""
+in-memory links and a fake clock (tests/loopback.py)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from loopback import Loopback, ScriptedPeer
 
 from p2p_burraco import wire
 from p2p_burraco.net import identity as ident
 from p2p_burraco.net.host import HostConfig, HostNode
-from p2p_burraco.net.loopback import Loopback, ScriptedPeer
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ header walk (refused before anything is built), the frame decoder (a length is c
 before its payload is kept), frame deadlines and idleness counted in whole frames, output
 backpressure, the request bucket, the refusal count, the connection caps, the time budget
 of a source address and the table cap. In-memory links and a fake clock
-(p2p_burraco.net.loopback); real TCP is in test_spec_errors.py and test_net_hostile.py."""
+(tests/loopback.py); real TCP is in test_spec_errors.py and test_net_hostile.py."""
 
 from __future__ import annotations
 
@@ -13,12 +13,12 @@ from typing import Any
 
 import msgpack
 import pytest
+from loopback import Link, Loopback, ScriptedPeer
 from twisted.internet.task import Clock
 
 from p2p_burraco import wire
 from p2p_burraco.net.guard import GuardLimits, HostGuard, TokenBucket, is_loopback
 from p2p_burraco.net.host import HostConfig, HostConnection, HostNode
-from p2p_burraco.net.loopback import Link, Loopback, ScriptedPeer
 
 
 def header(n: int) -> bytes:

@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from loopback import Loopback, ScriptedPeer
 
 from p2p_burraco.net.host import HostConfig, HostNode
-from p2p_burraco.net.loopback import Loopback, ScriptedPeer
 
 
 @pytest.fixture

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from loopback import HoldingController, Loopback, start_table
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main as cli_main
 from p2p_burraco.net.host import HostConfig
-from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
 from p2p_burraco.table.inprocess import BotController
 
 
@@ -74,7 +74,8 @@ def test_no_reply_leaves_the_host_before_its_event_is_on_disk(
     """Group commit: whatever a host connection writes while a match journal holds records
     not yet fsynced waits for that fsync — a peer never sees a reply the host could forget
     in a crash (issue 11's journal). Checked at every write of every host connection."""
-    from p2p_burraco.net import loopback
+    import loopback
+
     from p2p_burraco.storage.files import AppendLog
 
     journals: list[AppendLog] = []

@@ -15,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from loopback import Loopback, LoopbackConnector
 
 from p2p_burraco import wire
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.net.host import HostConfig, HostNode
-from p2p_burraco.net.loopback import Loopback, LoopbackConnector
 from p2p_burraco.net.peer import PeerConfig, PeerNode
 from p2p_burraco.table.inprocess import BotController
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import re
 import select
 import socket
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 from tcpkit import Client, Kit, header
+from waits import wait_until
 
 from p2p_burraco import wire
 from p2p_burraco.net.host import HostConfig
@@ -144,10 +144,8 @@ def _slow_reader(h: Host) -> Client:
     c.sock.setblocking(True)
     # the kernel's buffers take a few MB first (the host's output flaps over and under its
     # limit meanwhile); wait until the host has given up on us, then read
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline and not h.kit.call(
-            lambda: any(conn.closing for conn in h.node.connections)):
-        time.sleep(0.05)
+    wait_until(lambda: h.kit.call(lambda: any(conn.closing for conn in h.node.connections)),
+               "the host to give up on a client that does not read")
     return c
 
 
@@ -399,5 +397,6 @@ def test_the_connection_cap_in_all(make_host: Callable[[dict[str, Any]], Host]) 
     err = third.error()
     assert err["code"] == "conn.too_many" and err["fatal"] and third.wait_closed(3.0)
     host.clients[0].close()
-    time.sleep(0.2)
+    wait_until(lambda: host.kit.call(lambda: host.node.guard.total) < 2,
+               "the host to release the closed connection's slot")
     assert host.client().ready                # a slot is free again

@@ -12,7 +12,6 @@ TABLE_CODES_IN_PROCESS names the test that does it for each. A test checks that 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 import pytest
 from tcpkit import Client, Kit
+from waits import wait_until
 
 from p2p_burraco.fairdeal import signing
 from p2p_burraco.fairdeal.group import card_points
@@ -190,9 +190,7 @@ def test_table_codes_over_tcp(kit: Kit, tmp_path: Path) -> None:
             def logged() -> int:
                 return int(kit.call(lambda: len(node.lobby.tables["t1"].driver.replica
                                                 .deal.log)))
-            deadline = time.monotonic() + 5
-            while logged() < 3 and time.monotonic() < deadline:
-                time.sleep(0.01)
+            wait_until(lambda: logged() >= 3, "b's refusal to be in the deal's log")
             a.send(good)
         provoke(b, "table.not_due", again, logged=True, meanwhile=after_the_refusal_is_logged)
         a.chained(good)

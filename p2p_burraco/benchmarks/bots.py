@@ -29,6 +29,8 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..errors import UsageError
+
 HELP = "bot strength: heuristic against random, greedy and itself (win rates, ms per move)"
 GOAL_VS_RANDOM = 0.90
 MAX_HANDS_PER_MATCH = 60
@@ -156,7 +158,7 @@ def check_setup(game: str, players: int) -> None:
     """The bench needs two fixed sides: refuse seat counts where sides form during play."""
     allowed = (2, 4, 6) if game == "burraco" else (2, 4)
     if players not in allowed:
-        raise ValueError(f"bench bots plays {game} with {' or '.join(map(str, allowed))} seats "
+        raise UsageError(f"bench bots plays {game} with {' or '.join(map(str, allowed))} seats "
                          f"(two fixed sides), not {players}")
 
 
@@ -173,9 +175,9 @@ def play_series(game: str, players: int, games: int, *, bot: str = "heuristic",
     series is the same whatever `jobs` is (beyond the stop, games played ahead are dropped)."""
     check_setup(game, players)
     if target is not None and game != "burraco":
-        raise ValueError("--target applies to Burraco (Briscola matches follow the rule set)")
+        raise UsageError("--target applies to Burraco (Briscola matches follow the rule set)")
     if jobs < 1:
-        raise ValueError(f"--jobs must be at least 1, not {jobs}")
+        raise UsageError(f"--jobs must be at least 1, not {jobs}")
     series = Series(bot, opponent)
     # Against another strategy deals repeat in pairs with the sides swapped; a strategy
     # against itself gets a fresh deal every game (a mirrored pair would tie by design).
@@ -300,16 +302,16 @@ def run(args: argparse.Namespace) -> int:
     players = args.players or (4 if game == "burraco" else 2)
     games = args.games if args.games is not None else (200 if game == "briscola" else 40)
     if games < 1:
-        raise ValueError(f"--games must be at least 1, not {games}")
+        raise UsageError(f"--games must be at least 1, not {games}")
     if not 0 <= args.precision <= 50:
-        raise ValueError(f"--precision is in percentage points, 0 to 50, not {args.precision}")
+        raise UsageError(f"--precision is in percentage points, 0 to 50, not {args.precision}")
     if args.max_games < games:
-        raise ValueError(f"--max-games ({args.max_games}) is below --games ({games})")
+        raise UsageError(f"--max-games ({args.max_games}) is below --games ({games})")
     check_setup(game, players)
     spec = get_game(game)
     variant = args.variant or spec.default_variant
     if variant not in spec.presets:
-        raise ValueError(f"unknown {game} variant {variant!r}; choose one of: "
+        raise UsageError(f"unknown {game} variant {variant!r}; choose one of: "
                          f"{', '.join(spec.presets)}")
     if game == "burraco":
         unit = (f"a match to {args.target} points" if args.target is not None

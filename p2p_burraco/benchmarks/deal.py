@@ -14,6 +14,8 @@ import argparse
 import statistics
 import time
 
+from ..errors import UsageError
+
 HELP = "time a whole in-process fair deal against the bare scalar multiplications it needs"
 
 DECKS = {40: "italian40", 108: "french108", 162: "french162"}
@@ -33,10 +35,10 @@ def run(args: argparse.Namespace) -> int:
     from ..fairdeal.local import LocalTable, hands_schedule
 
     if not 2 <= args.seats <= 6:
-        raise ValueError("--seats must be 2..6")
+        raise UsageError("--seats must be 2..6")
     per_seat = args.hand if args.hand is not None else (3 if args.cards == 40 else 11)
     if per_seat < 1 or args.seats * per_seat + 1 > args.cards:
-        raise ValueError(f"{args.seats} hands of {per_seat} do not fit in {args.cards} cards")
+        raise UsageError(f"{args.seats} hands of {per_seat} do not fit in {args.cards} cards")
     deck_id = DECKS[args.cards]
     group.card_points(deck_id, args.cards)          # once per deck per process, not per deal
     audience = hands_schedule(args.seats, args.cards, per_seat, public=1)

@@ -6,6 +6,8 @@ import argparse
 import time
 from collections.abc import Callable, Iterator
 
+from ..errors import UsageError
+
 HELP = "Burraco engine speed: whole hands per second (greedy bots, no crypto)"
 
 
@@ -53,7 +55,8 @@ def run_one(args: argparse.Namespace) -> tuple[int, float]:
 
     spec = get_game("burraco")
     if args.variant not in spec.presets:
-        raise ValueError(f"unknown variant {args.variant!r}; choose one of: {', '.join(spec.presets)}")
+        raise UsageError(f"unknown variant {args.variant!r}; "
+                         f"choose one of: {', '.join(spec.presets)}")
     rules = spec.presets[args.variant]
     cfg = SelfplayConfig(game="burraco", variant=args.variant, players=args.players,
                          bots=[b.strip() for b in args.bots.split(",") if b.strip()],

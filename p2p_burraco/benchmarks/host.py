@@ -39,6 +39,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+
 HELP = "host CPU and memory per hand with N bot tables over loopback TCP (separate processes)"
 
 HAND_LINE = re.compile(r"^(t\d+): hand (\d+): (.*)$")
@@ -419,15 +421,15 @@ class Measure:
 
 def run(args: argparse.Namespace) -> int:
     if args.client:
-        raise ValueError("--client is for the bench's own client processes")
+        raise UsageError("--client is for the bench's own client processes")
     if args.tables < 1:
-        raise ValueError("--tables must be at least 1")
+        raise UsageError("--tables must be at least 1")
     if args.seconds is None:
         args.seconds = default_seconds(args.tables)
     if args.seconds <= 0:
-        raise ValueError("--seconds must be positive")
+        raise UsageError("--seconds must be positive")
     if not 0 <= args.warmup < 1:
-        raise ValueError("--warmup must be in [0, 1)")
+        raise UsageError("--warmup must be in [0, 1)")
     players = args.players or (4 if args.game == "burraco" else 2)
     clients = args.clients or (1 if args.tables == 1 else 2)
     clients = max(1, min(clients, args.tables))

@@ -17,6 +17,8 @@ import time
 import tracemalloc
 from typing import Any
 
+from ..errors import UsageError
+
 HELP = "a long match: hand bytes, host CPU and host memory, first hands against last hands"
 
 
@@ -34,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     from ..table.inprocess import InProcessTable
 
     if args.hands < 2 * args.block or args.block < 1:
-        raise ValueError("--hands must be at least twice --block")
+        raise UsageError("--hands must be at least twice --block")
     if args.game == "briscola":
         cfg = SelfplayConfig(game="briscola", players=2, hands=args.hands, seed=args.seed,
                              target=10 ** 6, options={"match_kind": "punti"})

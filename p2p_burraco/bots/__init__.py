@@ -11,6 +11,7 @@ import importlib
 import random
 from typing import Protocol
 
+from ..errors import UsageError
 from ..games.base import Action, HandState, Seat
 from ._think import check_think
 
@@ -47,7 +48,7 @@ def make_strategy(game: str, name: str, rng: random.Random, think: float | None 
     try:
         target = _STRATEGIES[(game, name)]
     except KeyError:
-        raise ValueError(
+        raise UsageError(
             f"no bot {name!r} for {game}; choose one of: {', '.join(strategy_names(game))}"
         ) from None
     module_name, factory = target.split(":")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 import time
 
+from ..errors import UsageError
+
 HARD_STOP = 1.2
 """The search stops at this many times its budget, whatever the iterations say: checked
 inside a deal's playouts too (`Budget.expired`), so a move overruns it by at most one bot
@@ -28,7 +30,7 @@ class OutOfTime(Exception):
 def check_think(think: float | None) -> None:
     """A `--think` must be a positive, finite number of seconds (None: the default)."""
     if think is not None and not (0 < think < float("inf")):
-        raise ValueError(f"--think must be a positive number of seconds, not {think}")
+        raise UsageError(f"--think must be a positive number of seconds, not {think}")
 
 
 class Budget:

@@ -7,6 +7,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+
 HELP = "list the finished matches played on this machine (players, result, why it ended)"
 
 
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from ..storage.history import summary_lines
 
     if args.limit < 1:
-        raise ValueError("--limit must be at least 1")
+        raise UsageError("--limit must be at least 1")
     with open_history(args.data_dir) as history:
         records = history.matches(player=args.player, game=args.game, limit=args.limit)
     if not records:

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError, exit_status_of
+
 HELP = "join a host's table: as a person (console) or as a bot (--bot)"
 DEFAULT_PORT = 7777
 
@@ -49,7 +51,7 @@ def parse_address(text: str) -> tuple[str, int]:
     if host.startswith("[") and host.endswith("]"):
         host = host[1:-1]
     if not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"{text!r} is not HOST[:PORT] (e.g. 192.168.1.20:7777)")
+        raise UsageError(f"{text!r} is not HOST[:PORT] (e.g. 192.168.1.20:7777)")
     return host, int(port)
 
 
@@ -63,12 +65,12 @@ def discovered(args: argparse.Namespace) -> tuple[str, int]:
     if args.bot or not sys.stdin.isatty():
         free = [ad for ad in ads if ad.free > 0]
         if not free:
-            raise ValueError(f"no table with a free seat found on the LAN within "
+            raise UsageError(f"no table with a free seat found on the LAN within "
                              f"{args.browse_for:g} s (give HOST[:PORT], or --browse-for more)")
         ad = free[0]
     else:
         if not ads:
-            raise ValueError(f"no table found on the LAN within {args.browse_for:g} s "
+            raise UsageError(f"no table found on the LAN within {args.browse_for:g} s "
                              "(give HOST[:PORT], or --browse-for more)")
         ad = choose(ads, input)
     print(f"p2p-burraco join: {ad.line()}")
@@ -125,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     key = identity_for(args.data_dir, name, ephemeral=ephemeral)
     args.home = None if ephemeral else identity_home(args.data_dir, name)
     if args.reconnect_for < 0:
-        raise ValueError("--reconnect-for must be 0 or more seconds")
+        raise UsageError("--reconnect-for must be 0 or more seconds")
     if args.bot:
         return _run_bot(args, host, port, name, key)
     return _run_console(args, host, port, name, key)
@@ -167,7 +169,7 @@ def _run_bot(args: argparse.Namespace, host: str, port: int, name: str, key: Any
     standings, error = run_reactor(start)
     if error is not None:
         print(f"p2p-burraco join: {error}", file=sys.stderr)
-        return 1
+        return exit_status_of(error)   # 70 when the host (or this peer) hit a bug
     if standings is None:
         print("p2p-burraco join: stopped before the match ended", file=sys.stderr)
         return 1
@@ -203,7 +205,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
         print(f"p2p-burraco join: {unreachable}", file=sys.stderr)
         return 1
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        raise ValueError("join needs a terminal for its console (or --bot to let a bot play)")
+        raise UsageError("join needs a terminal for its console (or --bot to let a bot play)")
     model = model_from_args(args)
 
     def start(reactor: Any) -> Any:
@@ -218,7 +220,7 @@ def _run_console(args: argparse.Namespace, host: str, port: int, name: str, key:
     error = error or model.failure
     if error is not None:   # shown after the screen is restored
         print(f"p2p-burraco join: {error}", file=sys.stderr)
-        return 1
+        return exit_status_of(error)   # 70 when the host (or this peer) hit a bug
     return rc if isinstance(rc, int) else 1
 
 

@@ -11,6 +11,8 @@ import asyncio
 import sys
 from typing import Any
 
+from ..errors import UsageError, exit_status_of
+
 HELP = "play against bots: a host on loopback, bots in the other seats, the console for you"
 
 
@@ -25,8 +27,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hands", type=int_at_least(1), default=None,
                    help="stop after this many hands")
     p.add_argument("--seed", type=int, default=None,
-                   help="seed the bots' choices and the first dealer (the deal itself stays "
-                        "fair-random unless --offline)")
+                   help="seed the bots' choices (the deal, the first dealer and the match id "
+                        "stay fair-random unless --offline; run it as often as you like)")
     p.add_argument("--name", default=None, help="your name at the table (default: your login)")
     p.add_argument("--bot", "--strategy", dest="bot_kind", default="heuristic",
                    choices=STRATEGIES, help="bot strategy for the other seats "
@@ -62,16 +64,16 @@ def _check(args: argparse.Namespace) -> tuple[int, str]:
     spec = get_game(args.game)
     variant = args.variant or spec.default_variant
     if variant not in spec.presets:
-        raise ValueError(f"unknown {args.game} variant {variant!r}; choose one of: "
+        raise UsageError(f"unknown {args.game} variant {variant!r}; choose one of: "
                          f"{', '.join(spec.presets)}")
     players = args.players if args.players is not None else (4 if args.game == "burraco" else 2)
     allowed = tuple(spec.seat_counts(spec.presets[variant]))
     if players not in allowed:
-        raise ValueError(f"{args.game} {variant} is played by "
+        raise UsageError(f"{args.game} {variant} is played by "
                          f"{', '.join(map(str, allowed))} players, not {players}")
     match_options(args, players)
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        raise ValueError("play needs a terminal (it opens a full-screen console)")
+        raise UsageError("play needs a terminal (it opens a full-screen console)")
     return players, variant
 
 
@@ -141,12 +143,16 @@ def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = 
     process, talking over real loopback TCP; returns when the person quits."""
     from ..net.runtime import run_reactor
 
+    from ..console import model_from_args
+
+    model = model_from_args(args)
     rc, error = run_reactor(lambda reactor: start_play(reactor, args, input=input,
-                                                       output=output),
+                                                       output=output, model=model),
                             with_asyncio=True, stop_delay=0)
+    error = error or getattr(model, "failure", None)
     if error is not None:  # shown after the screen is restored
         print(f"p2p-burraco play: {error}", file=sys.stderr)
-        return 1
+        return exit_status_of(error)   # 70 for a bug (the host runs in this process)
     return int(rc) if isinstance(rc, int) else 1
 
 
@@ -169,8 +175,8 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     cfg = HostConfig(bind="127.0.0.1", port=args.port, game=args.game, variant=args.variant,
                      players=args.players, target=args.target, hands=args.hands,
                      data_dir=data_dir / "play", exit_when_done=False, name="play",
-                     seed=args.seed, resume=False, pause_between=PAUSE_S,
-                     match_options=match_options(args, args.players),
+                     seed=None, resume=False,   # --seed is the bots': a fresh match id
+                     pause_between=PAUSE_S, match_options=match_options(args, args.players),
                      on_match_end=host_hook(reactor.callInThread, data_dir, args.bot_kind))
     factory = bot_factory(args.bot_kind, args.seed, getattr(args, "think", None))
     host_key = load_or_create_identity(data_dir / "host")

@@ -8,6 +8,8 @@ import re
 import sys
 from pathlib import Path
 
+from ..errors import UsageError
+
 HELP = "watch a recorded hand move by move with every card face up (--text: print it)"
 
 
@@ -36,9 +38,9 @@ def resolve(target: str, data_dir: Path | None) -> list[str]:
             rec = history.match(target.lower())
         if rec is not None:
             return [rec.directory]
-        raise ValueError(f"no match {target!r} in the history (see `p2p-burraco history`), "
+        raise UsageError(f"no match {target!r} in the history (see `p2p-burraco history`), "
                          "and no such file")
-    raise ValueError(f"{target}: no such file or directory, and not a match id")
+    raise UsageError(f"{target}: no such file or directory, and not a match id")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,12 +50,12 @@ def run(args: argparse.Namespace) -> int:
     try:
         hands = load(paths)
     except ReplayError as exc:
-        raise ValueError(str(exc)) from None
+        raise UsageError(str(exc)) from None
     numbers = [r.hand_no + 1 for r in hands]
     index = 0
     if args.hand is not None:
         if args.hand not in numbers:
-            raise ValueError(f"--hand {args.hand}: {args.target} holds hand(s) "
+            raise UsageError(f"--hand {args.hand}: {args.target} holds hand(s) "
                              f"{', '.join(map(str, numbers))}")
         index = numbers.index(args.hand)
     if args.text:
@@ -65,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.flush()
         return 0
     if not sys.stdin.isatty() or not sys.stdout.isatty():
-        raise ValueError("the replay viewer needs a terminal (or use --text)")
+        raise UsageError("the replay viewer needs a terminal (or use --text)")
     from ..console.replay import run_replay
 
     return run_replay(hands, index)

@@ -10,6 +10,8 @@ import re
 import shutil
 import textwrap
 
+from ..errors import UsageError
+
 HELP = "print a rule set in plain words"
 
 _PRESET = re.compile(r"\s+\(preset '[^']*', seed \d+\)\s*$")
@@ -93,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     variant = args.variant or spec.default_variant
     if variant not in spec.presets:
-        raise ValueError(f"unknown {args.game} variant {variant!r}; "
+        raise UsageError(f"unknown {args.game} variant {variant!r}; "
                          f"choose one of: {', '.join(spec.presets)}")
     width = args.width or min(100, shutil.get_terminal_size((80, 24)).columns)
     print(rulebook(spec.describe(spec.presets[variant]), width))

@@ -5,6 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..selfplay import SelfplayConfig
 
 HELP = "play whole hands between bots in one process and print the scores"
 
@@ -43,16 +49,16 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, object] = {}
     if args.match_kind is not None:
         if args.game != "briscola":
-            raise ValueError("--match applies to Briscola only")
+            raise UsageError("--match applies to Briscola only")
         options["match_kind"] = args.match_kind
     if args.game == "briscola":
         options["hands"] = args.hands  # the match's smazzate: best of K, or K to add up
     if getattr(args, "each_for_himself", False):
         if args.game != "burraco":
-            raise ValueError("--each-for-himself applies to Burraco only")
+            raise UsageError("--each-for-himself applies to Burraco only")
         options["each_for_himself"] = True
     if args.record and not args.fair:
-        raise ValueError("--record needs --fair (only fair-dealt hands have transcripts)")
+        raise UsageError("--record needs --fair (only fair-dealt hands have transcripts)")
     # Room for Briscola's knock-out play-offs: the harness stops when the match is over.
     max_hands = args.hands + (3 if args.game == "briscola" else 0)
     cfg = SelfplayConfig(game=args.game, variant=args.variant, players=players,
@@ -60,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
                          bots=[b.strip() for b in args.bots.split(",") if b.strip()],
                          target=args.target, options=options, think=args.think)
 
+    _check_options(cfg)
     seated = seat_names(cfg.bots, players)
     if not args.quiet:
         print("seats: " + ", ".join(f"{i} {name}" for i, name in enumerate(seated)))
@@ -84,6 +91,19 @@ def run(args: argparse.Namespace) -> int:
     print(f"match after {len(results)} hand(s): {format_standings(standings, seated)}")
     sys.stdout.flush()
     return 0
+
+
+def _check_options(cfg: SelfplayConfig) -> None:
+    """The options build a match before any hand is played: a ValueError the rules raise
+    for them (an even best-of, a target out of range) is the person's input, said as such."""
+    import random
+
+    from ..selfplay import make_match
+
+    try:
+        make_match(cfg, random.Random(0))
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def seat_names(bots: Sequence[str], players: int) -> list[str]:

@@ -10,6 +10,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from ..errors import UsageError
+
 HELP = "list the tables hosts advertise on the LAN (zeroconf/mDNS), one line each"
 DEFAULT_BROWSE = 2.0
 
@@ -30,7 +32,7 @@ def find_tables(seconds: float, bind: str | None = None, *,
     from ..net.discovery import browse
 
     if not 0 < seconds <= 60:
-        raise ValueError(f"--browse-for must be between 0 and 60 seconds, not {seconds:g}")
+        raise UsageError(f"--browse-for must be between 0 and 60 seconds, not {seconds:g}")
     return browse(seconds, bind=bind, until=(lambda ad: ad.free > 0) if first_free else None)
 
 
@@ -44,7 +46,7 @@ def choose(ads: Sequence[Any], ask: Callable[[str], str],
     """Let a person pick one of the tables found: its number (Enter: the first with a free
     seat). Asks again on a bad answer; an empty list or end of input is a ValueError."""
     if not ads:
-        raise ValueError("no table found on the LAN")
+        raise UsageError("no table found on the LAN")
     for line in numbered(ads):
         say(line)
     free = [ad for ad in ads if ad.free > 0]
@@ -52,7 +54,7 @@ def choose(ads: Sequence[Any], ask: Callable[[str], str],
         try:
             answer = ask(f"table number (1-{len(ads)}, Enter: the first with a free seat): ")
         except EOFError:
-            raise ValueError("no table chosen") from None
+            raise UsageError("no table chosen") from None
         answer = answer.strip()
         if not answer and free:
             return free[0]

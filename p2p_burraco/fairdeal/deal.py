@@ -26,6 +26,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 
+from ..stages import DealPhase, advance
 from . import signing
 from .derive import HAND_ID_BYTES, SEED_BYTES, commitment
 from .group import BadPoint, card_points, card_table, is_canonical_scalar
@@ -169,7 +170,7 @@ class PublicDeal:
         self.hashes: list[bytes] = [start]          # entry hash of each log entry
         self.head: bytes = signing.chain_step(signing.chain_start(), start)
         self.chains: list[SeatChain] = [SeatChain(0, start) for _ in range(self.n_seats)]
-        self.phase = "commit"
+        self.phase = DealPhase.COMMIT
         self.commitments: dict[int, bytes] = {}
         self.x25519: dict[int, bytes] = {}
         self.decks: list[list[bytes]] = [initial_deck(self.deck_id, self.n_cards)]
@@ -473,14 +474,14 @@ class PublicDeal:
             self.commitments[seat] = msg["commitment"]
             self.x25519[seat] = msg["x25519"]
             if len(self.commitments) == self.n_seats:
-                self.phase = "shuffle"
+                self.phase = advance(self.phase, DealPhase.SHUFFLE)
         elif mtype in ("shuffle", "lock"):
             self.decks.append(list(msg["deck"]))
             self.pass_entries.append(index)
             if len(self.decks) == self.n_seats + 1:
-                self.phase = "lock"
+                self.phase = advance(self.phase, DealPhase.LOCK)
             elif len(self.decks) == 2 * self.n_seats + 1:
-                self.phase = "deal"
+                self.phase = advance(self.phase, DealPhase.DEAL)
         elif mtype == "release":
             for pos, key in zip(msg["positions"], msg["keys"]):
                 self.published[pos][seat] = key
@@ -572,10 +573,10 @@ class PublicDeal:
 
     def begin_reveal(self) -> None:
         """The hand is over (or void): from now on only seed reveals are accepted."""
-        self.phase = "reveal"
+        self.phase = advance(self.phase, DealPhase.REVEAL)
 
     def close(self) -> None:
-        self.phase = "closed"
+        self.phase = advance(self.phase, DealPhase.CLOSED)
 
     @property
     def revealed_all(self) -> bool:

@@ -371,10 +371,15 @@ class FrameProtocol(Protocol):
             if exc.ref is None:
                 exc.ref = frame.seq
             self.refuse(exc)
-        except Exception:
-            log.exception("%s: failure handling %s #%d", self.describe(), mtype, seq)
-            self.refuse(WireError("host.internal" if self.role == wire.HOST else "msg.bad_value",
-                                  f"could not handle {mtype!r}; nothing was changed", ref=seq))
+        except Exception as exc:
+            self.failed_handling(exc, mtype, seq)
+
+    def failed_handling(self, exc: Exception, mtype: str, seq: int) -> None:
+        """`frame_received` raised something other than a WireError: a bug of ours. Here:
+        logged and refused; the host and the peer say more (`net.bugs`)."""
+        log.error("%s: failure handling %s #%d", self.describe(), mtype, seq, exc_info=exc)
+        self.refuse(WireError("host.internal" if self.role == wire.HOST else "msg.bad_value",
+                              f"could not handle {mtype!r}; nothing was changed", ref=seq))
 
     # --- send ----------------------------------------------------------------------
     def send(self, mtype: str, body: Mapping[str, Any] | None = None) -> int:

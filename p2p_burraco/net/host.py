@@ -82,7 +82,9 @@ class HostConfig:
     on_match_end: Callable[[Any], None] | None = None
     """Called with each TableRoom whose match ended, its records written (the history)."""
     seed: int | None = None
-    """Seeds the host's own choices (first dealer, challenges) for reproducible runs."""
+    """Seeds the host's own choices (first dealer, challenges, match ids) for reproducible
+    test vectors; a seeded id already taken in the data directory is drawn again, never
+    reused (storage.journal.new_match_id; `play --seed` seeds only the bots)."""
     pause_between: float = 0.0
     """Seconds between the end of a hand and the next deal (TABLE-15; net/between.py)."""
     hints: bool = True
@@ -213,7 +215,15 @@ class HostConnection(FrameProtocol):
             if call is not None and call.active():
                 call.cancel()
         self._timeout = self._budget_call = None
-        self.node.connection_lost(self)
+        room = self.room
+        try:
+            self.node.connection_lost(self)
+        except Exception as exc:
+            if room is None:
+                raise
+            from .bugs import room_bug
+
+            room_bug(room, exc, f"the loss of {self.describe()}")   # the table stops, said
 
     # --- what this connection may cost -------------------------------------------------
     def may_process(self) -> bool:
@@ -307,6 +317,11 @@ class HostConnection(FrameProtocol):
                 from .durability import save_lobby
 
                 save_lobby(self.node)           # who sits where outlives a restart
+
+    def failed_handling(self, exc: Exception, mtype: str, seq: int) -> None:
+        from .bugs import host_bug
+
+        host_bug(self, exc, mtype, seq)
 
     # --- handshake -----------------------------------------------------------------
     def _hello(self, frame: Frame) -> None:

@@ -12,6 +12,8 @@ from pathlib import Path
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from ..errors import UsageError
+
 IDENTITY_FILE = "identity.ed25519"
 
 
@@ -33,9 +35,9 @@ def load_or_create_identity(data_dir: Path | str) -> Ed25519PrivateKey:
         try:
             raw = read_private(path)
         except OSError as exc:
-            raise ValueError(f"{path}: cannot read the identity key ({exc.strerror})") from None
+            raise UsageError(f"{path}: cannot read the identity key ({exc.strerror})") from None
         if len(raw) != 32:
-            raise ValueError(f"{path}: an identity file holds exactly 32 bytes, not {len(raw)}")
+            raise UsageError(f"{path}: an identity file holds exactly 32 bytes, not {len(raw)}")
         return Ed25519PrivateKey.from_private_bytes(raw)
     ensure_dir(path.parent, private=True)
     key = Ed25519PrivateKey.generate()

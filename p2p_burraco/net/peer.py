@@ -136,6 +136,11 @@ class PeerConnection(FrameProtocol):
     def lost(self, reason: Failure) -> None:
         self.node.connection_lost(self, reason)
 
+    def failed_handling(self, exc: Exception, mtype: str, seq: int) -> None:
+        from .bugs import peer_bug
+
+        peer_bug(self, exc, mtype, seq)
+
     def refused(self, exc: WireError) -> None:
         """We refused one of the host's frames. A fatal refusal during the handshake ends the
         peer; after it (a quiet host, a stream out of step) we drop and come back."""
@@ -377,7 +382,8 @@ class PeerNode(ClientFactory):
         if body["fatal"]:
             conn = self.conn
             if conn is not None and conn.state == "ready" and self.seat is not None and \
-                    not body["code"].startswith(("hello.", "auth.", "host.shutdown")):
+                    not body["code"].startswith(("hello.", "auth.", "host.shutdown",
+                                                 "host.internal")):
                 return   # the host closes this connection; we come back and resync
             if self.seat is not None and body["code"] in RETRY_CODES:
                 return   # a busy host: the connection closes and we retry with backoff

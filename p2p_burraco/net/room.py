@@ -10,6 +10,7 @@ the match's own directory; it says what happens (`node.say`).
 from __future__ import annotations
 
 import datetime as _dt
+import functools
 import json
 import logging
 from collections.abc import Sequence
@@ -19,12 +20,15 @@ from typing import TYPE_CHECKING, Any
 
 from twisted.internet.interfaces import IDelayedCall
 
+from ..errors import UsageError
 from ..fairdeal.transcript import Transcript
+from ..stages import RoomStatus, advance
 from ..storage.journal import RESULT, LoadedMatch, MatchJournal
 from ..table import messages as tm
 from ..table.host import HostTable, MatchConfig, Outgoing, Step, replay, transcript_name
 from ..table.rules import TableRules
 from ..wire import Frame, PreparedFrame, WireError
+from .bugs import guarded
 
 if TYPE_CHECKING:
     from .host import HostConnection, HostNode
@@ -66,19 +70,19 @@ class TableRoom:
         self.game = game
         self.variant = variant or self.spec.default_variant
         if self.variant not in self.spec.presets:
-            raise ValueError(f"unknown {game} variant {self.variant!r}; choose one of: "
+            raise UsageError(f"unknown {game} variant {self.variant!r}; choose one of: "
                              f"{', '.join(self.spec.presets)}")
         preset = self.spec.presets[self.variant]
         allowed = tuple(self.spec.seat_counts(preset))
         default_players = 4 if game == "burraco" and 4 in allowed else allowed[0]
         self.players = players if players is not None else default_players
         if self.players not in allowed:
-            raise ValueError(f"{game} {self.variant} is played by "
+            raise UsageError(f"{game} {self.variant} is played by "
                              f"{', '.join(map(str, allowed))} players, not {self.players}")
         if hands is not None and hands < 1:
-            raise ValueError("hands must be at least 1")
+            raise UsageError("hands must be at least 1")
         if target is not None and target < 1:
-            raise ValueError("target must be at least 1")
+            raise UsageError("target must be at least 1")
         self.target = target
         self.hands = hands
         self.options = dict(options)
@@ -88,7 +92,7 @@ class TableRoom:
         self.sides: list[list[int]] = [list(s) for s in probe.standings()["sides"]]
         self.table_rules = rules or node.table_rules(game)
         self.slots = [SeatSlot() for _ in range(self.players)]
-        self.status = "waiting"        # waiting → playing → over
+        self.status = RoomStatus.WAITING   # its moves: stages.TRANSITIONS
         self.driver: HostTable | None = None
         self.journal: MatchJournal | None = None
         self.standings: dict[str, Any] | None = None
@@ -134,7 +138,7 @@ class TableRoom:
             slot.name = room.driver.names[s]
             slot.bot_name = bots.get(str(s))
             slot.bot = slot.bot_name is not None
-        room.status = "playing"
+        room.status = RoomStatus.PLAYING
         if room.driver.stage == "over":
             # killed after the last hand's record, before the result: the seats come back,
             # resync (the last hand_end they may not have heard), then hear the result —
@@ -261,7 +265,7 @@ class TableRoom:
                   "bots": {str(i): s.bot_name for i, s in enumerate(self.slots) if s.bot}}
         self.journal = MatchJournal.create(self.node.matches_dir, self.match_id, header)
         self.driver = HostTable(config, self.node.identity)
-        self.status = "playing"
+        self.status = advance(self.status, RoomStatus.PLAYING)
         self.send_to(None, "match_started", {"table": self.id, "info": self.info()})
         self.node.say(f"{self.id}: match {self.match_id.hex()[:8]} started — {self.game} "
                       f"{self.variant}, {self.players} seats: {', '.join(names)}; records in "
@@ -387,7 +391,7 @@ class TableRoom:
         if call is not None:
             call.reset(delay)                    # moved, not cancelled and made anew
         else:
-            self._deadline = self.node.reactor.callLater(delay, self._expire)
+            self._deadline = self.node.reactor.callLater(delay, guarded(self, self._expire))
 
     def _expire(self) -> None:
         self._deadline = None
@@ -421,7 +425,7 @@ class TableRoom:
     def end_match(self) -> None:
         driver, journal = self.driver, self.journal
         assert driver is not None and journal is not None
-        self.status = "over"
+        self.status = advance(self.status, RoomStatus.OVER)
         self.pause.cancel()
         self.standings = driver.standings()
         self.reason = driver.end_reason or "target"
@@ -500,8 +504,8 @@ class TableRoom:
             return
         if slot.away is not None and slot.away.active():
             slot.away.cancel()
-        slot.away = self.node.reactor.callLater(self.table_rules.grace_ms / 1000,
-                                                self._away_expired, seat)
+        slot.away = self.node.reactor.callLater(self.table_rules.grace_ms / 1000, guarded(
+            self, functools.partial(self._away_expired, seat)))
         if slot.bot:
             self.node.restart_bot(self, seat)
 

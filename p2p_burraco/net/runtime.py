@@ -14,23 +14,38 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from twisted.internet.defer import Deferred, ensureDeferred, maybeDeferred
+from twisted.internet.defer import CancelledError, Deferred, ensureDeferred, maybeDeferred
+from twisted.internet.error import ConnectError, ConnectionClosed
 from twisted.python.failure import Failure
 
+from ..errors import UsageError
+from .peer import PeerError
+
 Start = Callable[[Any], Any]
+
+EXPECTED: tuple[type[BaseException], ...] = (
+    PeerError, OSError, TimeoutError, CancelledError, ConnectError, ConnectionClosed)
+"""Failures that are an outcome a person is told in one sentence (the host is unreachable,
+the connection dropped, a port is taken). A `UsageError` is raised to the command line (exit
+2), and anything else too, as the bug it is (exit 70 with its traceback in a file)."""
 
 
 def install_asyncio_reactor() -> Any:
     """Twisted's asyncio reactor on a fresh loop (once per process; must run before anything
     imports `twisted.internet.reactor`). Returns the reactor."""
+    import sys
+
     from twisted.internet import asyncioreactor
 
-    try:
-        loop = asyncio.new_event_loop()
-        asyncio.set_event_loop(loop)
-        asyncioreactor.install(loop)  # type: ignore[no-untyped-call]
-    except Exception:  # a reactor is already installed (e.g. `join` started under `play`)
-        pass
+    installed = sys.modules.get("twisted.internet.reactor")
+    if installed is not None:  # already installed (e.g. `join` started under `play`)
+        if not isinstance(installed, asyncioreactor.AsyncioSelectorReactor):
+            raise RuntimeError(f"Twisted's {type(installed).__name__} was installed before "
+                               "the asyncio reactor the console needs")
+        return installed
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    asyncioreactor.install(loop)  # type: ignore[no-untyped-call]  # Twisted leaves it untyped
     from twisted.internet import reactor
 
     return reactor
@@ -51,8 +66,9 @@ def as_deferred(value: Any) -> Deferred[Any]:
 def run_reactor(start: Start, *, with_asyncio: bool = False, stop_delay: float = 0.05,
                 timeout: float | None = None) -> tuple[Any, str | None]:
     """Run the reactor until what `start(reactor)` returned fires; stop it `stop_delay`
-    seconds later (so sockets close cleanly). Returns (result, None), (None, error text),
-    or (None, None) when the reactor was stopped from outside (Ctrl-C) before the end.
+    seconds later (so sockets close cleanly). Returns (result, None), (None, error text) for
+    an expected failure (`EXPECTED`), or (None, None) when the reactor was stopped from
+    outside (Ctrl-C) before the end; a `UsageError` or a bug is raised once it stopped.
     `timeout` stops a run that never finishes, as an error."""
     if with_asyncio:
         reactor: Any = install_asyncio_reactor()
@@ -64,7 +80,10 @@ def run_reactor(start: Start, *, with_asyncio: bool = False, stop_delay: float =
 
     def finish(result: Any) -> None:
         if isinstance(result, Failure):
-            outcome.setdefault("error", result.getErrorMessage())
+            if result.check(*EXPECTED) and not result.check(UsageError):
+                outcome.setdefault("error", result.getErrorMessage())
+            else:  # bad input, or a bug: raised to the command line once the reactor stops
+                outcome.setdefault("raise", result)
         else:
             outcome.setdefault("result", result)
         if reactor.running:
@@ -83,6 +102,8 @@ def run_reactor(start: Start, *, with_asyncio: bool = False, stop_delay: float =
         reactor.callLater(timeout, lambda: finish(Failure(TimeoutError(
             f"did not finish within {timeout:.0f} s"))))
     reactor.run()
+    if "raise" in outcome:
+        outcome["raise"].raiseException()
     if "error" in outcome:
         return None, str(outcome["error"])
     return outcome.get("result"), None

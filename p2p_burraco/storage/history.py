@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Self
 
+from ..errors import UsageError
+
 HISTORY_FILE = "history.sqlite3"
 
 MIGRATIONS: tuple[str, ...] = (
@@ -84,7 +86,7 @@ MIGRATIONS: tuple[str, ...] = (
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
-class HistoryError(ValueError):
+class HistoryError(UsageError):
     """A history database this program cannot use, and why."""
 
 

@@ -25,6 +25,7 @@ import string
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..errors import UsageError
 from .files import write_record
 
 KNOWN_KEYS = "known_keys"
@@ -42,7 +43,7 @@ _HEADER = ("# p2p-burraco known keys: `name fingerprint` per line (fingerprint =
            "# or a prefix of at least 16 hex digits); the host's key under the name `host`.\n")
 
 
-class KnownKeysError(ValueError):
+class KnownKeysError(UsageError):
     """A pin file that cannot be read as pins (the message names the line)."""
 
 

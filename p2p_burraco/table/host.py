@@ -33,6 +33,7 @@ from ..fairdeal.local import NO_RESULT, make_hand_start
 from ..fairdeal.transcript import Transcript
 from ..games import get_game
 from ..games.base import forfeit_result
+from ..stages import TableStage, advance
 from . import messages as M
 from .audit import HandAudit, audit_hand, settle_live
 from .matchstate import MatchState
@@ -131,7 +132,7 @@ class HostTable:
         self.hand_no = 0
         self.hands_scored = 0
         self.prev_result = NO_RESULT
-        self.stage = "idle"
+        self.stage = TableStage.IDLE
         self.replica: HandReplica | None = None
         self.relayed = 0
         self.audit: HandAudit | None = None
@@ -231,7 +232,7 @@ class HostTable:
             options=self.config.options, names=self.names, state=self.state.snapshot(),
             prev_result=self.prev_result, clock=self.rules.to_wire())
         self.replica = HandReplica(hs, state=self.state)
-        self.stage = "hand"
+        self.stage = advance(self.stage, TableStage.HAND)
         self.relayed = 1
         self.audit = self.outcome = self.state_after = None
         self.result_hash = None
@@ -261,7 +262,7 @@ class HostTable:
             [[s] for s in range(self.n_seats)]
         result = forfeit_result([list(x) for x in sides], seat, cause, self.n_seats)
         self.state.record(result)
-        self.stage = "over"
+        self.stage = advance(self.stage, TableStage.OVER)
         self.end_reason = "abandonment"
         return Step(journal={"e": "lost", "t": self.now, "seat": seat, "cause": cause},
                     over=True, lines=[(f"seat {seat} ({self.names[seat]}) did not come back: "
@@ -561,7 +562,7 @@ class HostTable:
         report = quick if quick is not None else \
             audit_hand(replica.deal.log, self.state, passes=True)
         self._settle(report, full)
-        self.stage = "signoff"
+        self.stage = advance(self.stage, TableStage.SIGNOFF)
         self.signoff_since = self.now
         assert self.outcome is not None
         step.lines.append(f"hand {self.hand_no + 1}: {self.outcome.describe()}")
@@ -667,11 +668,11 @@ class HostTable:
         step.out.append(Outgoing(None, dict(self.hand_end)))
         step.record = record
         if self.state.is_over or self._hands_done():
-            self.stage = "over"
+            self.stage = advance(self.stage, TableStage.OVER)
             step.over = True
             self.end_reason = self._end_reason(outcome)
         else:
-            self.stage = "between"
+            self.stage = advance(self.stage, TableStage.BETWEEN)
 
     def _end_reason(self, outcome: HandOutcome) -> str:
         """Why the match ended (result.json): target, hands, timeout, abandonment, forfeit,
@@ -707,7 +708,7 @@ class HostTable:
         self.prev_result = bytes(cp["prev_result"])
         self.seat_keys = [bytes(k) for k in cp["seat_keys"]]
         self.names = [str(n) for n in cp["names"]]
-        self.stage = str(cp["stage"])
+        self.stage = TableStage(cp["stage"])   # restored, not moved: any stage
         self.end_reason = cp.get("end_reason")
         self.now = int(cp.get("t", 0))
         self.replica = None

@@ -2,21 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .rules import RuleSet
+
+Add = Callable[[str, str], None]
+"""add(text, key): one line of the description, citing the rule `key` names."""
 
 
 def describe(rules: RuleSet) -> str:
-    """What `p2p-burraco rules --variant V` prints."""
+    """What `p2p-burraco rules --variant V` prints: a title, then one section after another
+    (each a function below), every line citing the digest rule it comes from."""
     r = rules
-    n = r.names
-    c = r.rid
-    seats = ", ".join(map(str, r.seat_counts))
     lines = [f"{r.title}  (preset '{r.name}', seed {r.seed})", ""]
 
     def add(text: str, key: str) -> None:
-        lines.append(f"- {text}  [{c(key)}]")
+        lines.append(f"- {text}  [{r.rid(key)}]")
 
-    lines.append("Table")
+    sections: list[tuple[str, Callable[[RuleSet, Add], None]]] = [
+        ("Table", _table), ("A turn", _a_turn), ("Melds", _melds),
+        (f"{r.names['pozzetto'].capitalize()} and closing", _closing),
+        ("Scoring", _scoring), ("Match", _match)]
+    for i, (title, section) in enumerate(sections):
+        if i:
+            lines.append("")
+        lines.append(title)
+        section(r, add)
+    return "\n".join(lines)
+
+
+def _table(r: RuleSet, add: Add) -> None:
+    """The seats, the decks, the deal, who begins."""
+    n = r.names
+    seats = ", ".join(map(str, r.seat_counts))
     add(f"Players: {seats}. Two French decks with jokers (108 cards)"
         + ("; three decks (162) for 5 and 6 players." if 5 in r.seat_counts else "."), "deck")
     if 4 in r.seat_counts:
@@ -39,8 +57,11 @@ def describe(rules: RuleSet) -> str:
            else "; no card is turned face up."), "deal")
     add("The player to the dealer's " + ("right" if r.opener_right_of_dealer else "left")
         + " begins; play goes round in order; the deal passes on each hand.", "opener")
-    lines.append("")
-    lines.append("A turn")
+
+
+def _a_turn(r: RuleSet, add: Add) -> None:
+    """Draw or take, meld and attach, one discard, opening."""
+    n = r.names
     pile = "take the whole discard pile"
     if r.take_top_allowed:
         pile += ", or only its top card"
@@ -63,8 +84,11 @@ def describe(rules: RuleSet) -> str:
         add(f"Opening: any meld while your side has less than {r.open_threshold} points; from "
             f"{r.open_threshold} the opening melds must total {r.open_min_points} points or "
             f"include a {n['burraco']}.", "opening")
-    lines.append("")
-    lines.append("Melds")
+
+
+def _melds(r: RuleSet, add: Add) -> None:
+    """Runs and sets, the ace, the wild cards, the longest meld."""
+    n = r.names
     add("Runs: three or more consecutive cards of one suit.", "run")
     if r.ace_to_ace:
         add("The ace is low (A-2-3) or high (Q-K-A); a run may go from ace to ace "
@@ -103,8 +127,11 @@ def describe(rules: RuleSet) -> str:
     add(f"At most {run_len}"
         + (f", {r.set_max_naturals} plus one in a set." if r.sets_allowed else "."), "max_len")
     add("Cards on the table never come back to the hand.", "table_final")
-    lines.append("")
-    lines.append(f"{n['pozzetto'].capitalize()} and closing")
+
+
+def _closing(r: RuleSet, add: Add) -> None:
+    """The pozzetto, closing, the other ways a hand ends."""
+    n = r.names
     add(f"Run out of cards by melding: take the {n['pozzetto']} at once and go on; by "
         "discarding: it waits face down until your next turn.", "pozzetto")
     add(f"Each side takes one {n['pozzetto']}; the other is kept for the other side.",
@@ -123,8 +150,11 @@ def describe(rules: RuleSet) -> str:
     add(f"Stalemate: if every player in turn only takes the previous discard ({took}), lays "
         "nothing and discards, for a whole round, the hand ends with no closing bonus. So "
         "every hand ends within seats × (2 × stock after the deal + deck + 2) turns.", "stalemate")
-    lines.append("")
-    lines.append("Scoring")
+
+
+def _scoring(r: RuleSet, add: Add) -> None:
+    """Card values, bonuses, penalties."""
+    n = r.names
     add(f"Cards: joker {r.joker_points}, 2 {r.two_points}, ace {r.ace_points}, K Q J 10 9 8 "
         f"{r.high_points}, 7 to 3 {r.low_points}.", "values")
     o = r.agree  # canasta pulita, burraco pulito
@@ -144,8 +174,10 @@ def describe(rules: RuleSet) -> str:
         add("A side that never opened pays its hand cards double.", "unopened")
     if r.unopened_penalty:
         add(f"A side that never opened loses {r.unopened_penalty}.", "unopened")
-    lines.append("")
-    lines.append("Match")
+
+
+def _match(r: RuleSet, add: Add) -> None:
+    """The target and the winner."""
     if r.target is None:
         add("One hand: the higher score wins (choose a target with --target to play on).", "target")
     else:
@@ -153,4 +185,3 @@ def describe(rules: RuleSet) -> str:
         add(f"Play to {r.target}{more}: the match ends when a side "
             + ("passes" if r.target_strict else "reaches") + " it; the higher total wins, a tie "
             "at the top plays another hand.", "target")
-    return "\n".join(lines)

@@ -25,10 +25,13 @@ stock with the cards not named, so the state passes `check_cards_conserved`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
 from ..base import Knowledge
 from ..cards import Card, parse_cards
 from .melds import arrange_new, is_wild
-from .rules import PRESETS
+from .rules import PRESETS, RuleSet
 from .state import MELD, PILE, POZZ, STOCK, BurracoHand, MeldState
 
 
@@ -36,71 +39,106 @@ class PositionError(ValueError):
     """A position text that cannot be built (unknown variant, too many copies of a card …)."""
 
 
+@dataclass
+class _Sections:
+    """What a position line says, section by section, before any card is placed."""
+
+    rules: RuleSet
+    n: int
+    seat: int = 0
+    phase: str = "draw"
+    hand: list[Card] = field(default_factory=list)
+    sides: dict[int, list[list[Card]]] = field(default_factory=dict)
+    pile: list[Card] = field(default_factory=list)
+    pozz: list[int] = field(default_factory=list)
+    counts: list[int] | None = None
+    stock: int | None = None
+    single: bool = False
+    other_hands: dict[int, list[Card]] = field(default_factory=dict)
+
+
+@dataclass
+class _Layout:
+    """Which positions each group of cards takes (positions are labels: the stock keeps
+    the last ones, since it is drawn from its start)."""
+
+    others: list[int]         # the seats whose hands are counted, not named
+    counts: list[int]         # their hand sizes
+    taken_k: dict[int, int]   # side → the pozzetto it has taken
+    pool: list[int]           # positions for the named cards and the counted hands
+    untaken_pos: list[int]    # the pozzetti not taken yet
+    stock_pos: list[int]
+    under: int                # cards under the discard pile
+
+
 def parse_position(text: str) -> BurracoHand:
     """Build the hand state a position line describes (every position known)."""
+    sec = _read_sections(text)
+    opener_shift = -1 if sec.rules.opener_right_of_dealer else 1
+    st = BurracoHand(sec.rules, sec.n, (sec.seat - opener_shift) % sec.n)
+    free: dict[Card, list[int]] = {}
+    for cid, c in enumerate(st.deck.cards):
+        free.setdefault(c, []).append(cid)
+    lay = _lay_out(st, sec)
+    st.owner = [STOCK] * len(st.deck)
+    st.knowledge = Knowledge(len(st.deck))
+    st.hands = [[] for _ in range(sec.n)]
+    it = iter(lay.pool)
+    for p, c in _place_named(st, sec, it):   # then each learns its card
+        if not free.get(c):
+            raise PositionError(f"too many copies of {c} in this position")
+        st.learn(p, free[c].pop(0))
+    _place_the_rest(st, lay, it, free)
+    _set_turn(st, sec, lay)
+    return st
+
+
+def _read_sections(text: str) -> _Sections:
+    """The header and every section of a position line (see the module docstring)."""
     parts = [p.strip() for p in text.split("|") if p.strip()]
     if not parts:
         raise PositionError("empty position")
     head = parts[0].split()
     if len(head) != 2 or head[0] not in PRESETS:
         raise PositionError(f"position starts with '<variant> <seats>', not {parts[0]!r}")
-    rules = PRESETS[head[0]]
-    n = int(head[1])
-    seat, phase = 0, "draw"
-    hand: list[Card] = []
-    sides: dict[int, list[list[Card]]] = {}
-    pile: list[Card] = []
-    pozz: list[int] = []
-    counts: list[int] | None = None
-    stock: int | None = None
-    single = False
-    other_hands: dict[int, list[Card]] = {}
+    sec = _Sections(PRESETS[head[0]], int(head[1]))
     for part in parts[1:]:
         word, _, rest = part.partition(" ")
         if word == "turn":
             a = rest.split()
-            seat, phase = int(a[0]), (a[1] if len(a) > 1 else "draw")
+            sec.seat, sec.phase = int(a[0]), (a[1] if len(a) > 1 else "draw")
         elif word == "hand":
-            hand = parse_cards(rest)
+            sec.hand = parse_cards(rest)
         elif word.startswith("hand") and word[4:].isdigit():
-            other_hands[int(word[4:])] = parse_cards(rest)
+            sec.other_hands[int(word[4:])] = parse_cards(rest)
         elif word.startswith("side"):
-            sides[int(word[4:])] = [parse_cards(m) for m in rest.split(";") if m.strip()]
+            sec.sides[int(word[4:])] = [parse_cards(m) for m in rest.split(";") if m.strip()]
         elif word == "pile":
-            pile = parse_cards(rest)
+            sec.pile = parse_cards(rest)
         elif word == "pozzetto":
-            pozz = [int(x) for x in rest.split()]
+            sec.pozz = [int(x) for x in rest.split()]
         elif word == "counts":
-            counts = [int(x) for x in rest.split()]
+            sec.counts = [int(x) for x in rest.split()]
         elif word == "stock":
-            stock = int(rest)
+            sec.stock = int(rest)
         elif word == "single":
-            single = True
+            sec.single = True
         else:
             raise PositionError(f"unknown section {word!r}")
-    opener_shift = -1 if rules.opener_right_of_dealer else 1
-    st = BurracoHand(rules, n, (seat - opener_shift) % n)
+    return sec
+
+
+def _lay_out(st: BurracoHand, sec: _Sections) -> _Layout:
+    """How many cards each place gets, checked to add up to the deck; the untaken pozzetti
+    are relabelled from the front of the positions, the stock keeps the last ones."""
     N = len(st.deck)
-    free: dict[Card, list[int]] = {}
-    for cid, c in enumerate(st.deck.cards):
-        free.setdefault(c, []).append(cid)
-
-    def take(c: Card) -> int:
-        if not free.get(c):
-            raise PositionError(f"too many copies of {c} in this position")
-        return free[c].pop(0)
-
-    # positions are labels: the stock keeps the last ones (it is drawn from its start);
-    # the untaken pozzetti and everything named are relabelled from the rest
-    taken_k = {}
-    for i, t in enumerate(sorted(pozz)):
-        taken_k[t] = i
+    taken_k = {t: i for i, t in enumerate(sorted(sec.pozz))}
     untaken = [k for k in range(len(st.pozzetti)) if k not in taken_k.values()]
     n_untaken = sum(len(st.pozzetti[k].positions) for k in untaken)
-    others = [s for s in range(n) if s != seat]
-    named = len(hand) + sum(len(m) for ms in sides.values() for m in ms) + len(pile)
-    named += sum(len(h) for h in other_hands.values())
-    others = [s for s in others if s not in other_hands]
+    named = len(sec.hand) + sum(len(m) for ms in sec.sides.values() for m in ms) + len(sec.pile)
+    named += sum(len(h) for h in sec.other_hands.values())
+    others = [s for s in range(sec.n) if s != sec.seat and s not in sec.other_hands]
+    counts, stock = sec.counts, sec.stock
     if counts is None and stock is not None:  # the other hands hold whatever is left
         left = N - named - n_untaken - stock
         counts = [left // len(others) + (1 if i < left % len(others) else 0)
@@ -114,7 +152,6 @@ def parse_position(text: str) -> BurracoHand:
     if stock < 0 or under < 0 or named + sum(counts) + n_untaken + stock + under != N:
         raise PositionError("the cards named, the hand counts and the stock do not add up "
                             f"to the {N}-card deck")
-    stock_pos = list(range(N - stock, N))
     pool = list(range(N - stock))
     untaken_pos: list[int] = []
     for k in untaken:
@@ -122,19 +159,22 @@ def parse_position(text: str) -> BurracoHand:
         st.pozzetti[k].positions = tuple(pool[:size])
         untaken_pos += pool[:size]
         del pool[:size]
-    st.owner = [STOCK] * N
-    st.knowledge = Knowledge(N)
-    st.hands = [[] for _ in range(n)]
+    return _Layout(others, counts, taken_k, pool, untaken_pos, list(range(N - stock, N)),
+                   under)
+
+
+def _place_named(st: BurracoHand, sec: _Sections, it: Iterator[int]) -> list[tuple[int, Card]]:
+    """Put every card the line names in its place (the hand to move, the melds, the pile,
+    the other hands named); returns (position, card) for each, in that order."""
     assign: list[tuple[int, Card]] = []
-    it = iter(pool)
-    for c in hand:
+    for c in sec.hand:
         p = next(it)
-        st.hands[seat].append(p)
-        st.owner[p] = seat
+        st.hands[sec.seat].append(p)
+        st.owner[p] = sec.seat
         assign.append((p, c))
-    for team, ms in sorted(sides.items()):
+    for team, ms in sorted(sec.sides.items()):
         for cards in ms:
-            arr = arrange_new(cards, rules, prefer_high=is_wild(cards[-1]))
+            arr = arrange_new(cards, sec.rules, prefer_high=is_wild(cards[-1]))
             ps = [next(it) for _ in cards]
             placed = [ps[i] for i in arr.order]
             for p, c in zip(ps, cards):
@@ -145,50 +185,58 @@ def parse_position(text: str) -> BurracoHand:
                                                arr.suit, wild, team, moves=[tuple(placed)])
             st.next_meld += 1
     st.pile = []
-    for c in pile:
+    for c in sec.pile:
         p = next(it)
         st.pile.append(p)
         st.owner[p] = PILE
         assign.append((p, c))
-    for s, cards in sorted(other_hands.items()):
+    for s, cards in sorted(sec.other_hands.items()):
         for c in cards:
             p = next(it)
             st.hands[s].append(p)
             st.owner[p] = s
             assign.append((p, c))
-    for cid_card, p in ((c, p) for p, c in assign):
-        st.learn(p, take(cid_card))
-    for s, k in zip(others, counts):
+    return assign
+
+
+def _place_the_rest(st: BurracoHand, lay: _Layout, it: Iterator[int],
+                    free: dict[Card, list[int]]) -> None:
+    """The counted hands, the cards under the pile, the untaken pozzetti and the stock get
+    the cards not named, in deck order."""
+    for s, k in zip(lay.others, lay.counts):
         for _ in range(k):
             p = next(it)
             st.hands[s].append(p)
             st.owner[p] = s
-    under_pos = [next(it) for _ in range(under)]
+    under_pos = [next(it) for _ in range(lay.under)]
     st.pile[:0] = under_pos
     for p in under_pos:
         st.owner[p] = PILE
-    rest_cards = [cid for c in free for cid in free[c]]
-    rest_cards.sort()
-    rest_pos = [p for s in others for p in st.hands[s]] + under_pos + untaken_pos + stock_pos
+    rest_cards = sorted(cid for c in free for cid in free[c])
+    rest_pos = [p for s in lay.others for p in st.hands[s]] + under_pos + lay.untaken_pos \
+        + lay.stock_pos
     for p, cid in zip(rest_pos, rest_cards):
         st.learn(p, cid)
-    for p in untaken_pos:
+    for p in lay.untaken_pos:
         st.owner[p] = POZZ
-    st.stock_next = N - stock
-    for k, pz in enumerate(st.pozzetti):
+    st.stock_next = len(st.deck) - len(lay.stock_pos)
+    for pz in st.pozzetti:
         pz.taken_by = None
         pz.in_hand = False
-    for t, k in taken_k.items():
+    for t, k in lay.taken_k.items():
         st.pozzetti[k].taken_by = t
         st.pozzetti[k].in_hand = True
         st.team_pozzetto[t] = k
-    st.turn = seat
-    st._phase = phase
+
+
+def _set_turn(st: BurracoHand, sec: _Sections, lay: _Layout) -> None:
+    """Who moves, in which phase, and whether a one-card pile was just taken."""
+    st.turn = sec.seat
+    st._phase = sec.phase
     st.first_turn = False
-    if single and st.pile:
+    if sec.single and st.pile:
         st.took_single = None
-    if single:
+    if sec.single:
         # the card taken from a one-card pile is the last card of the hand as written
-        st.took_single = st.hands[seat][-1] if rules.single_card_pile else None
+        st.took_single = st.hands[sec.seat][-1] if sec.rules.single_card_pile else None
         st.took_discard_only = True
-    return st

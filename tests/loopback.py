@@ -1,4 +1,5 @@
-"""Reactor-free test kit: in-memory links between a host and peers, pumped by hand.
+"""Reactor-free test kit: in-memory links between a host and peers, pumped by hand (it lives
+in tests/: nothing the package ships imports it).
 
 Why: almost every protocol behaviour (framing, handshake, lobby, a whole fair-dealt hand,
 drops and grace periods) can be checked deterministically without sockets or a running
@@ -20,10 +21,10 @@ from twisted.internet.protocol import ClientFactory, Factory
 from twisted.internet.testing import MemoryReactorClock, StringTransport
 from twisted.python.failure import Failure
 
-from .. import wire
-from ..wire import Frame
-from . import identity
-from .framing import FrameProtocol
+from p2p_burraco import wire
+from p2p_burraco.net import identity
+from p2p_burraco.net.framing import FrameProtocol
+from p2p_burraco.wire import Frame
 
 
 class _Transport(StringTransport):
@@ -273,8 +274,8 @@ def start_table(net: Loopback, config: Any, controllers: list[Any],
                 bot_controller: Any = None) -> tuple[Any, list[Any]]:
     """A HostNode on `net` and one PeerNode per controller, seated in order (seat i gets
     controllers[i]); pumps until the network is quiet."""
-    from .host import HostNode
-    from .peer import PeerConfig, PeerNode
+    from p2p_burraco.net.host import HostNode
+    from p2p_burraco.net.peer import PeerConfig, PeerNode
 
     host = HostNode(net.clock, config, bot_controller=bot_controller)
     host.bot_connector = lambda: LoopbackConnector(net, host)

@@ -1,0 +1,109 @@
+"""A bug while a node handles a frame reaches the people it affects, in one sentence.
+
+Before, an exception in a host's table handling was logged behind the full-screen console
+and answered to the one connection whose frame raised it: the other seats of that table
+waited for good ("everyone is seated: waiting for the deal"). Now:
+
+- the traceback goes to a file (`errors.write_traceback`, under the node's data directory);
+- on the host, a table whose handling raised is in an unknown state, so it stops: every seat
+  connected to it gets a fatal `host.internal` error whose message says it is a bug and
+  where the traceback is, and the table leaves the host (its records stay on disk); a
+  frame that raised outside any table gets the same error, not fatal, and the host goes on;
+- on a peer, the peer stops with that sentence (its console shows it); the host sees a drop
+  and the table goes on as for any absent seat (grace, then a bot).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ..errors import bug_sentence, write_traceback
+from ..stages import RoomStatus, advance
+from ..wire import WireError
+
+if TYPE_CHECKING:
+    from .host import HostConnection
+    from .peer import PeerConnection
+    from .room import TableRoom
+
+log = logging.getLogger("p2p_burraco.bugs")
+
+
+def traceback_file(exc: BaseException, data_dir: Path | str | None) -> Path | None:
+    """Where `exc`'s traceback was written, or None when no file could take it."""
+    try:
+        return write_traceback(exc, data_dir)
+    except OSError:
+        log.exception("could not write the traceback of a bug anywhere")
+        return None
+
+
+def host_bug(conn: HostConnection, exc: Exception, mtype: str, seq: int) -> None:
+    """A host failed handling `mtype` #seq from `conn`: see the module docstring."""
+    log.error("%s: failure handling %s #%d", conn.describe(), mtype, seq, exc_info=exc)
+    path = traceback_file(exc, conn.node.data_dir)
+    sentence = f"the host hit an {bug_sentence(exc, path)}"
+    room = conn.room
+    if room is None:
+        conn.refuse(WireError("host.internal", f"{sentence}; nothing was changed", ref=seq))
+        return
+    fail_room(room, sentence)
+
+
+def fail_room(room: TableRoom, sentence: str) -> None:
+    """Stop a table whose state a bug left unknown: tell every connected seat, then let the
+    table go (the journal and records stay where they are)."""
+    node = room.node
+    node.say(f"{room.id}: stopped by a bug of the host: {sentence}")
+    room.status = advance(room.status, RoomStatus.OVER)
+    deadline = getattr(room, "_deadline", None)
+    if deadline is not None and deadline.active():
+        deadline.cancel()
+    for slot in room.slots:
+        if slot.away is not None and slot.away.active():
+            slot.away.cancel()
+        conn = slot.conn
+        if conn is not None and not conn.closing:
+            conn.refuse(WireError("host.internal", f"{sentence}; this table is closed",
+                                  fatal=True))
+    node.lobby.reap(room)
+    if room is node.default_room:
+        node.default_room = None
+    if node.config.exit_when_done and not node.all_done.called and \
+            all(r.status != "playing" for r in node.lobby.tables.values()):
+        node.all_done.callback(None)
+
+
+def peer_bug(conn: PeerConnection, exc: Exception, mtype: str, seq: int) -> None:
+    """A peer failed handling the host's `mtype` #seq: the peer stops with one sentence."""
+    from .peer import PeerError
+
+    log.error("%s: failure handling %s #%d", conn.describe(), mtype, seq, exc_info=exc)
+    node: Any = conn.node
+    path = traceback_file(exc, node.config.data_dir)
+    sentence = bug_sentence(exc, path)
+    node.fail(PeerError(sentence))   # first: the console shows this sentence
+    conn.refuse(WireError("msg.bad_value", f"could not handle {mtype!r}", fatal=True,
+                          ref=seq))
+
+
+def guarded(room: TableRoom, fn: Callable[[], None]) -> Callable[[], None]:
+    """`fn` for a table's timer (a move clock, a grace period): a bug in it stops that
+    table as `host_bug` does, rather than leaving it waiting on a timer that raised."""
+    def run() -> None:
+        try:
+            fn()
+        except Exception as exc:
+            room_bug(room, exc, "a timer")
+    return run
+
+
+def room_bug(room: TableRoom, exc: Exception, where: str) -> None:
+    """A bug raised in `where` while `room` handled it (a timer, a dropped connection):
+    logged, its traceback written, the table stopped in one sentence to every seat."""
+    log.error("%s: failure in %s", room.id, where, exc_info=exc)
+    path = traceback_file(exc, room.node.data_dir)
+    fail_room(room, f"the host hit an {bug_sentence(exc, path)}")
