@@ -5,7 +5,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 ID_RE = re.compile(r"\b(FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY)-(\d+)\b")
-DEF_RE = re.compile(r"^\s*[-*]\s+\*\*((?:FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY)-\d+)\*\*", re.MULTILINE)
+DEF_RE = re.compile(r"^\s*[-*]\s+\*\*((?:FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY)"
+                    r"-\d+)\*\*", re.MULTILINE)
 
 
 def defined_ids() -> set[str]:

@@ -145,7 +145,7 @@ async def run_console_peer(args: argparse.Namespace,
             if callable(fn):
                 try:
                     fn()
-                except Exception:  # noqa: BLE001, S110 — the link may already be gone
+                except Exception:  # noqa: BLE001 — the link may already be gone
                     pass
                 break
     return 1 if model.failure is not None else int(result or 0)

@@ -523,7 +523,8 @@ class ConsoleModel:
         self._stop_clock()
         outcome = HandOutcome(self.hand_no, result, verdict, list(self.names))
         self.outcomes.append(outcome)
-        if self.standings is None or "totals" not in self.standings or self.standings.get("hands", -1) != len(self.outcomes):
+        if self.standings is None or "totals" not in self.standings \
+                or self.standings.get("hands", -1) != len(self.outcomes):
             self._accumulate(result)
         self.log_line(f"— hand {self.hand_no} over ({result.reason or 'end'}) —", "log.hand")
         for side, pts in zip(result.sides, result.points):

@@ -128,7 +128,7 @@ class TableRoom:
         room._run({"e": "resume"})
         node.say(f"{room.id}: match {room.match_id.hex()[:8]} resumed from its journal "
                  f"(hand {room.driver.hand_no + 1}, stage {room.driver.stage})")
-        for s, slot in enumerate(room.slots):
+        for s in range(len(room.slots)):
             room._start_away(s)
         return room
 
@@ -150,11 +150,10 @@ class TableRoom:
         }
 
     def join(self, conn: HostConnection, seat: int | None, ref: int) -> None:
-        if self.status != "waiting":
-            # a released seat of a running match may be taken by anyone
-            if not (seat is not None and seat < self.players and not self.slots[seat].taken):
-                raise WireError("lobby.started", f"the match at {self.id} has started",
-                                ref=ref)
+        # a released seat of a running match may be taken by anyone
+        if self.status != "waiting" and not (
+                seat is not None and seat < self.players and not self.slots[seat].taken):
+            raise WireError("lobby.started", f"the match at {self.id} has started", ref=ref)
         if seat is None:
             free = self.free_seats()
             if not free:
@@ -258,6 +257,7 @@ class TableRoom:
                           "names is not this table's last closed hand, or its record is not "
                           "on disk; it goes on without it")
             return
+        assert record.hand_end is not None    # a closed hand's record ends with it
         for entry in [*record.entries, record.hand_end]:
             self.send_to(seat, str(entry["type"]), tm.body_of(entry))
 
