@@ -102,7 +102,7 @@ def name_cards(text: str, parse: object, game: str | None = None,
         if m.group(0) == "As" and _PROSE_AS.match(text, m.end()):
             return m.group(0)
         try:
-            card = parse(m.group(0))  # type: ignore[operator]
+            card = parse(m.group(0))  # type: ignore[operator]  # parse: typed object, a Card parser
         except ValueError:
             return m.group(0)
         return card_label(card, game, style)

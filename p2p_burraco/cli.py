@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # the system refused (a file, a port, a full disk): not a bug
         print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
         return EX_ENVIRONMENT
-    except Exception as exc:  # a bug, whatever its class (a RuleViolation too): say so
+    except Exception as exc:  # noqa: BLE001 - a bug, whatever its class: reported as one
         return report_bug(exc, _data_dir(args), prog=f"p2p-burraco {args.command}")
 
 
@@ -87,12 +87,9 @@ def _data_dir(args: argparse.Namespace) -> str | None:
     chosen = getattr(args, "data_dir", None)
     if chosen:
         return str(chosen)
-    try:
-        import platformdirs
+    import platformdirs  # computes a path, touches nothing
 
-        return str(platformdirs.user_data_dir("p2p-burraco", appauthor=False))
-    except Exception:  # no data directory at all: a temporary file then
-        return None
+    return str(platformdirs.user_data_dir("p2p-burraco", appauthor=False))
 
 
 if __name__ == "__main__":

@@ -68,10 +68,10 @@ class Link:
                         dst.dataReceived(data[i:i + self.chunk])
                 else:
                     dst.dataReceived(data)
-        if not self.closed and (self.client_tx.disconnecting or self.server_tx.disconnecting):
-            if not self.client_tx.value() and not self.server_tx.value():
-                self.close(clean=True)
-                moved = True
+        if not self.closed and (self.client_tx.disconnecting or self.server_tx.disconnecting) \
+                and not self.client_tx.value() and not self.server_tx.value():
+            self.close(clean=True)
+            moved = True
         return moved
 
     def close(self, clean: bool = False) -> None:
@@ -114,8 +114,7 @@ class Loopback:
 
     def pump(self, rounds: int = 1_000_000) -> int:
         """Move bytes until nothing moves; returns how many rounds moved something."""
-        n = 0
-        for _ in range(rounds):
+        for n in range(rounds):
             moved = False
             for link in list(self.links):
                 moved = link.move() or moved
@@ -125,7 +124,6 @@ class Loopback:
                 moved = True
             if not moved:
                 return n
-            n += 1
         raise RuntimeError("the pump never went quiet")
 
     def advance(self, seconds: float) -> None:

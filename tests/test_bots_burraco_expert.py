@@ -135,8 +135,7 @@ def test_a_search_stops_once_the_heuristics_choice_is_settled(
     the PRIOR it must beat (the heuristic's move would stand whatever the remaining deals
     said, with the odds burraco_expert.md measured), looked at every SETTLE_EVERY deals."""
     from p2p_burraco.bots._think import PairedMeans
-    from p2p_burraco.bots.burraco_expert import (SETTLE_EVERY, SETTLE_FROM, SETTLE_SIGMAS,
-                                                 _settled)
+    from p2p_burraco.bots.burraco_expert import SETTLE_EVERY, SETTLE_FROM, SETTLE_SIGMAS, _settled
 
     assert (SETTLE_FROM, SETTLE_EVERY, SETTLE_SIGMAS) == (24, 4, 0.5)
     acc = PairedMeans(1 + len(candidates))

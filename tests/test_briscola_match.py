@@ -8,8 +8,6 @@ import random
 import msgpack
 import pytest
 
-from p2p_burraco.selfplay import deal_known
-
 from p2p_burraco.games.base import HandResult, RuleViolation, check_cards_conserved
 from p2p_burraco.games.briscola import (
     PRESETS,
@@ -24,6 +22,7 @@ from p2p_burraco.games.briscola import (
     stacked_order,
     victory_points,
 )
+from p2p_burraco.selfplay import deal_known
 
 STANDARD = PRESETS["standard"]
 KO = PRESETS["torneo-ko"]

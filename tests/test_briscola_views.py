@@ -10,10 +10,9 @@ from typing import Any
 import msgpack
 import pytest
 
-from p2p_burraco.selfplay import deal_known
-
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.games.briscola import PRESETS, BriscolaHand, RuleSet, new_match
+from p2p_burraco.selfplay import deal_known
 
 STANDARD = PRESETS["standard"]
 VISTE = PRESETS["carte-viste"]

@@ -12,7 +12,8 @@ These are invariants of the generator, not rules: they name no rule id.
 from __future__ import annotations
 
 import random
-from typing import Iterator, cast
+from collections.abc import Iterator
+from typing import cast
 
 import pytest
 from hypothesis import given, settings

@@ -1,10 +1,18 @@
 """Cards, decks and the text notation (parse ↔ print both ways)."""
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from p2p_burraco.games.cards import (
-    JOKER, Card, DeckKind, NotationError, Suit, format_cards, make_deck, parse_cards,
+    JOKER,
+    Card,
+    DeckKind,
+    NotationError,
+    Suit,
+    format_cards,
+    make_deck,
+    parse_cards,
 )
 
 

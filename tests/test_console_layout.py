@@ -94,7 +94,7 @@ def check_briscola_screen(model: ConsoleModel) -> None:
     for needle in ("briscola (trump):", f"stock: {view['stock']} left", "on the table:",
                    "points taken:", "your hand ("):
         assert needle in text, f"{needle!r} not on screen:\n{text}"
-    for seat, _pos, card in view["trick"]:
+    for seat, _pos, _card in view["trick"]:
         assert model.seat_name(seat) + ":" in text
 
 

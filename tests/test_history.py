@@ -148,7 +148,7 @@ def test_hist_4_stats_add_up_against_the_transcripts(
            for name, ln in stats.players.items()}
     assert got == want
     assert sum(w["burraco"].total() for w in want.values()) > 0      # the kinds are counted
-    pairs = [k for k in stats.partnerships]
+    pairs = list(stats.partnerships)
     assert [re.sub(r" \[\w{8}\]", "", p) for p in pairs] == ["seat0+seat2", "seat1+seat3"]
     assert cli_main(["stats", "--data-dir", str(played)]) == 0
     out = capsys.readouterr().out

@@ -12,9 +12,9 @@ import pytest
 ])
 def test_pure_layers_load_no_twisted_or_prompt_toolkit(module: str) -> None:
     code = (
-        "import sys, importlib; importlib.import_module(%r); "
+        f"import sys, importlib; importlib.import_module({module!r}); "
         "bad = [m for m in sys.modules if m.split('.')[0] in ('twisted', 'prompt_toolkit')]; "
-        "print(','.join(bad)); sys.exit(1 if bad else 0)" % module
+        "print(','.join(bad)); sys.exit(1 if bad else 0)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, f"{module} loaded: {proc.stdout.strip()} {proc.stderr[-500:]}"
@@ -24,10 +24,10 @@ def test_pure_layers_load_no_twisted_or_prompt_toolkit(module: str) -> None:
                                     "p2p_burraco.games.cards", "p2p_burraco.games.base"])
 def test_games_use_only_the_standard_library(module: str) -> None:
     code = (
-        "import sys, importlib; before = set(sys.modules); importlib.import_module(%r); "
+        "import sys, importlib; before = set(sys.modules); "
+        f"importlib.import_module({module!r}); "
         "third = sorted({m.split('.')[0] for m in set(sys.modules) - before} - "
         "set(sys.stdlib_module_names) - {'p2p_burraco'}); print(third); sys.exit(1 if third else 0)"
-        % module
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr[-500:]

@@ -225,7 +225,7 @@ def test_a_dropped_peer_within_grace_resumes_mid_hand(tmp_path: Path) -> None:
     t2 = Table(tmp_path / "b", game="briscola", grace=20.0)
     link = next(lk for lk in t2.net.links if lk.client is t2.other.conn)
     link.close()
-    statuses = [f for f in t2.mover.events]
+    statuses = list(t2.mover.events)
     assert not statuses
     assert t2.room.slots[1 - t2.mover_seat].conn is None
     t2.net.advance(1.0)

@@ -4,7 +4,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-_PREFIXES = "FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY|AUDIT"
+_PREFIXES = "FIBUR|PAGAT|BURACO|CLASSIC|MODIF|BRISCOLA|TABLE|DISC|HIST|REPLAY|AUDIT|TOURN"
 ID_RE = re.compile(rf"\b({_PREFIXES})-(\d+)\b")
 DEF_RE = re.compile(rf"^\s*[-*]\s+\*\*((?:{_PREFIXES})-\d+)\*\*", re.MULTILINE)
 

@@ -806,7 +806,7 @@ def public_cards_fail_to_decode() -> Iterator[None]:
     sound = PublicDeal.decode_public
 
     def broken(self: PublicDeal, positions: Any) -> dict[int, int | None]:
-        return {p: None for p in sound(self, positions)}
+        return dict.fromkeys(sound(self, positions))
     PublicDeal.decode_public = broken              # type: ignore[method-assign]
     try:
         yield

@@ -481,7 +481,7 @@ def test_table_8_void_hands_on_the_table(monkeypatch: pytest.MonkeyPatch) -> Non
     real = PublicDeal.decode_public
 
     def broken(self: PublicDeal, positions: Any) -> dict[int, int | None]:
-        return {p: None for p in real(self, positions)}
+        return dict.fromkeys(real(self, positions))
     monkeypatch.setattr(PublicDeal, "decode_public", broken)
     t = make_table("briscola", 2, seed=10, audit=False)
     dealers = []

@@ -149,7 +149,7 @@ class _Timed:
 
     def choose(self, state: object, seat: int) -> object:
         start = time.perf_counter()
-        action = self.inner.choose(state, seat)  # type: ignore[attr-defined]
+        action = self.inner.choose(state, seat)  # type: ignore[attr-defined]  # the wrapped bot's own choose
         self.times.append(time.perf_counter() - start)
         return action
 
@@ -267,7 +267,7 @@ class _Setup:
                 break
             state = match.new_hand()
             deal_known(state, deal_rng)
-            result = play_hand(state, strategies, check=False)  # type: ignore[arg-type]
+            result = play_hand(state, strategies, check=False)  # type: ignore[arg-type]  # BotStrategy quacks like a Strategy
             match.record(result)
             hands += 1
             for side_seats, pts in zip(result.sides, result.points):

@@ -669,7 +669,7 @@ def print_profile(path: Path, clock: str = "cpu", top: int = 25) -> None:
         print(f"  profile: {path} was not written")
         return
     print(f"\nhost profile written to {path} (pstats, {clock} clock); top {top}:")
-    original = pstats.func_strip_path        # type: ignore[attr-defined]
+    original = pstats.func_strip_path        # type: ignore[attr-defined]  # private: shortens profile paths
 
     def strip(func_name: tuple[str, int, str]) -> tuple[str, int, str]:
         filename, line, name = func_name
@@ -681,7 +681,7 @@ def print_profile(path: Path, clock: str = "cpu", top: int = 25) -> None:
         try:
             stats.strip_dirs()
         finally:
-            pstats.func_strip_path = original  # type: ignore[attr-defined]
+            pstats.func_strip_path = original  # type: ignore[attr-defined]  # private: shortens profile paths
         stats.sort_stats(key).print_stats(top)
     sys.stdout.flush()
 

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             spent[0] += time.process_time() - t0
 
-    host.apply = timed                  # type: ignore[method-assign]
+    host.apply = timed                  # type: ignore[method-assign]  # timing wrapper, restored after
     rows: list[tuple[int, int, float, int]] = []
     tracemalloc.start()
     for _ in range(args.hands):

@@ -36,8 +36,8 @@ from dataclasses import dataclass
 
 from ..games.base import Pos, Seat
 from ..games.burraco import BURRACO_MIN, BurracoHand, classify
-from ..games.burraco.state import MeldState
 from ..games.burraco.scoring import estimate_side
+from ..games.burraco.state import MeldState
 from ..games.cards import Card, CardId
 from ._seen import seen_ids
 

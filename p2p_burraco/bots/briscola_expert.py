@@ -118,8 +118,9 @@ class ExpertBot(HeuristicBot):
                     for c in cards]
 
         belief = self.reader.belief(state, seat, tables) if self.reader else None
+        rows: list[list[float]] = []
         if stock <= _EXACT_2P_STOCK:
-            rows, weights = [], []
+            weights: list[float] = []
             for h, o in self._exact_deals(table):
                 w = belief.weight(mask_of(h[1 - seat])) if belief else 1.0
                 if w > 0:
@@ -132,7 +133,6 @@ class ExpertBot(HeuristicBot):
         else:
             cost = COST_2P_ROLLOUT
         budget = Budget(self.think, cost)
-        rows: list[list[float]] = []
         acc = PairedMeans(len(plays))
         for i in range(budget.iterations):
             if budget.out_of_time(i):

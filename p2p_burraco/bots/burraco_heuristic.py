@@ -111,8 +111,17 @@ from collections.abc import Iterable
 from itertools import islice
 
 from ..games.base import Action, HandState, RuleViolation, Seat
-from ..games.burraco import (BURRACO_MIN, Attach, BurracoHand, Discard, Draw, Meld, Redraw,
-                             Take, TakeTop)
+from ..games.burraco import (
+    BURRACO_MIN,
+    Attach,
+    BurracoHand,
+    Discard,
+    Draw,
+    Meld,
+    Redraw,
+    Take,
+    TakeTop,
+)
 from ..games.cards import Card
 from ._burraco_eval import Evaluator, extends
 from ._burraco_race import out_line

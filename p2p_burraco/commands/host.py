@@ -25,7 +25,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--hands", type=int_at_least(1), default=None,
                    help="end the match after K hands (the host then exits; see --keep)")
     p.add_argument("--bots", type=int_at_least(0), default=0, help="seat K bots (peers over loopback)")
-    p.add_argument("--strategy", default=None, choices=STRATEGIES, help="strategy of the host's bots (heuristic, greedy, random, expert; default heuristic)")
+    p.add_argument("--strategy", default=None, choices=STRATEGIES,
+                   help="strategy of the host's bots (heuristic, greedy, random, expert; "
+                        "default heuristic)")
     add_think(p)
     p.add_argument("--clock", type=seconds(positive=True), default=None, metavar="SECONDS",
                    help="seconds per move (default 90 for Burraco, 30 for Briscola) [TABLE-1]")

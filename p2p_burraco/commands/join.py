@@ -108,7 +108,7 @@ def default_name(bot: bool) -> str:
 
     try:
         return getpass.getuser()[:32] or "player"
-    except Exception:  # no user name in this environment
+    except (OSError, KeyError, ImportError):  # no user name in this environment
         return "player"
 
 

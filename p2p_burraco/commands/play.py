@@ -53,7 +53,7 @@ def _player_name(args: argparse.Namespace) -> str:
     import getpass
     try:
         return getpass.getuser() or "you"
-    except Exception:  # noqa: BLE001 — no login name in containers: a neutral one
+    except (OSError, KeyError, ImportError):  # no login name in containers: a neutral one
         return "you"
 
 
@@ -141,9 +141,8 @@ async def run_offline(args: argparse.Namespace, *, input: Any = None, output: An
 def run_networked(args: argparse.Namespace, *, input: Any = None, output: Any = None) -> int:
     """Host + bot peers + the console's peer, all on Twisted's asyncio reactor in this
     process, talking over real loopback TCP; returns when the person quits."""
-    from ..net.runtime import run_reactor
-
     from ..console import model_from_args
+    from ..net.runtime import run_reactor
 
     model = model_from_args(args)
     rc, error = run_reactor(lambda reactor: start_play(reactor, args, input=input,

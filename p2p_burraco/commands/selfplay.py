@@ -122,7 +122,7 @@ def format_standings(standings: dict[str, object], names: Sequence[str] = ()) ->
         return f"{names[s]} (seat {s})" if s < len(names) else f"seat {s}"
 
     parts = [f"{'+'.join(who(s) for s in side)} {total}"
-             for side, total in zip(sides, totals)]  # type: ignore[call-overload]
+             for side, total in zip(sides, totals)]  # type: ignore[call-overload]  # standings values are object
     line = " | ".join(parts)
     if standings.get("target") is not None:
         line += f"  (target {standings['target']})"

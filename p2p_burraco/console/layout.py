@@ -138,7 +138,7 @@ class CommandCompleter(Completer):
     def __init__(self, model: ConsoleModel) -> None:
         self.model = model
 
-    def get_completions(self, document: Document, complete_event: CompleteEvent):  # type: ignore[no-untyped-def]
+    def get_completions(self, document: Document, complete_event: CompleteEvent):  # type: ignore[no-untyped-def]  # prompt-toolkit's Completer
         text = document.text_before_cursor
         word = "" if not text or text[-1].isspace() else text.split()[-1]
         for cand, meta in complete_line(self.model, text):
@@ -518,7 +518,7 @@ _LANG = ["en"]
 
 
 def _window(render: Render, **kw: object) -> Window:
-    return Window(LinesControl(render), wrap_lines=False, **kw)  # type: ignore[arg-type]
+    return Window(LinesControl(render), wrap_lines=False, **kw)  # type: ignore[arg-type]  # Window's kwargs, passed through
 
 
 def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:

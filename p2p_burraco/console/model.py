@@ -628,7 +628,8 @@ class ConsoleModel:
         self._stop_clock()
         outcome = HandOutcome(self.hand_no, result, verdict, list(self.names))
         self.outcomes.append(outcome)
-        if self.standings is None or "totals" not in self.standings or self.standings.get("hands", -1) != len(self.outcomes):
+        if self.standings is None or "totals" not in self.standings \
+                or self.standings.get("hands", -1) != len(self.outcomes):
             self._accumulate(result)
         self.log_line(self.t("log.hand_over", n=self.hand_no,
                              reason=self.reason_text(result.reason)), "log.hand")

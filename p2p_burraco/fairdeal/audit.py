@@ -549,7 +549,7 @@ def _judge_incident(inc: Mapping[str, Any], log: _Log, secrets: Mapping[int, Sea
             elif deal is None and locked is not None and isinstance(card, int) \
                     and 0 <= card < log.n_cards:
                 keys = [given.get(s, published.get((pos, s))) for s in range(log.n_seats)]
-                if None not in keys and not claim_holds(locked[pos], keys,  # type: ignore[arg-type]
+                if None not in keys and not claim_holds(locked[pos], keys,  # type: ignore[arg-type]  # None ruled out just before
                                                         points[card]):
                     out.append(Fault(seat, "false_claim", at,
                                      f"refused action's proof for position {pos} fails"))

@@ -597,7 +597,7 @@ class PublicDeal:
         except BadPoint as exc:
             bad = {todo[i] for i in exc.indices}
             good = [p for p in todo if p not in bad]
-            out: dict[int, int | None] = {p: None for p in bad}
+            out: dict[int, int | None] = dict.fromkeys(bad)
             out.update(self.decode_public(good) if good else {})
             return out
         return dict(zip(todo, cards))

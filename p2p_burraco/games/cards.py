@@ -37,7 +37,7 @@ class NotationError(ValueError):
     """Text that is not a card, or not a card of this deck."""
 
 
-class Suit(str, Enum):
+class Suit(str, Enum):  # noqa: UP042 - str(Suit.X) is "Suit.X" in messages; a StrEnum prints the letter
     """Suits of both families; the value is the canonical notation letter."""
 
     HEARTS = "h"
@@ -182,7 +182,7 @@ class Card:
 JOKER = Card(JOKER_RANK)
 
 
-class DeckKind(str, Enum):
+class DeckKind(str, Enum):  # noqa: UP042 - as Suit: str() keeps naming the member
     """The physical decks the games use."""
 
     FRENCH_108 = "french108"  # two French decks with 4 jokers (Burraco, 2-4 seats)

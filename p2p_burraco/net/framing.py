@@ -58,7 +58,7 @@ CLOSE_TIMEOUT = 2.0
 """Seconds a closing connection has to flush its last frames before it is aborted."""
 
 
-_CLOSED = Failure(ConnectionError("closed"))  # type: ignore[no-untyped-call]
+_CLOSED = Failure(ConnectionError("closed"))  # type: ignore[no-untyped-call]  # Twisted's Failure is untyped
 
 
 def unsent(transport: Any) -> int:
@@ -165,7 +165,7 @@ class FrameProtocol(Protocol):
         if transport is not None and hasattr(transport, "bufferSize"):
             transport.bufferSize = self.output_limit
         try:
-            transport.registerProducer(self._gate, True)  # type: ignore[union-attr]
+            transport.registerProducer(self._gate, True)  # type: ignore[union-attr]  # a TCP transport is an IConsumer
         except (AttributeError, RuntimeError):   # a transport with no consumer side, or one
             pass                                  # that already has a producer
 
@@ -241,9 +241,10 @@ class FrameProtocol(Protocol):
     def pause_reading(self, reason: str) -> None:
         """Stop reading this connection until `resume_reading(reason)` (and every other
         reason) lifts it. Frames already received wait, unhandled; deadlines wait too."""
-        if not self._paused and self.transport is not None and not self.closing:
+        transport: Any = self.transport      # a TCP transport is its own push producer
+        if not self._paused and transport is not None and not self.closing:
             try:
-                self.transport.pauseProducing()
+                transport.pauseProducing()
             except (AttributeError, RuntimeError):
                 pass
         self._paused.add(reason)
@@ -258,9 +259,10 @@ class FrameProtocol(Protocol):
         now = self._now()
         self._last_rx = now                  # time we did not read is not the peer's idling
         self._frame_started = None           # nor is it time spent on its frame
-        if self.transport is not None:
+        transport: Any = self.transport      # a TCP transport is its own push producer
+        if transport is not None:
             try:
-                self.transport.resumeProducing()
+                transport.resumeProducing()
             except (AttributeError, RuntimeError):
                 pass
         if self.clock is not None:           # the frames that waited, on the next turn
@@ -371,7 +373,7 @@ class FrameProtocol(Protocol):
             if exc.ref is None:
                 exc.ref = frame.seq
             self.refuse(exc)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: failed_handling reports it
             self.failed_handling(exc, mtype, seq)
 
     def failed_handling(self, exc: Exception, mtype: str, seq: int) -> None:
@@ -520,7 +522,7 @@ class FrameProtocol(Protocol):
         if self.closing and self._close_timer is not None:
             return
         self.closing = True
-        transport = self.transport
+        transport: Any = self.transport      # a TCP transport: a producer, half-closeable
         if transport is None:
             return
         for name in ("_frame_timer", "_slow_timer", "_resume_call"):

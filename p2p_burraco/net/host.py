@@ -197,10 +197,11 @@ class HostConnection(FrameProtocol):
         if self._refused is not None:
             self.refuse(WireError("conn.too_many", self._refused, fatal=True))
             return
-        if hasattr(self.transport, "setTcpKeepAlive"):
-            self.transport.setTcpKeepAlive(1)
-        if hasattr(self.transport, "setTcpNoDelay"):
-            self.transport.setTcpNoDelay(True)   # small frames: no Nagle / delayed-ACK stall
+        tcp: Any = self.transport            # ITCPTransport when it is real TCP
+        if hasattr(tcp, "setTcpKeepAlive"):
+            tcp.setTcpKeepAlive(1)
+        if hasattr(tcp, "setTcpNoDelay"):
+            tcp.setTcpNoDelay(True)   # small frames: no Nagle / delayed-ACK stall
         self._timeout = self.node.reactor.callLater(self.node.config.handshake_timeout,
                                                     self._handshake_timeout)
 
@@ -870,7 +871,7 @@ class HostNode(ServerFactory):
 
     def address(self) -> tuple[str, int]:
         assert self.port is not None
-        a = self.port.getHost()
+        a: Any = self.port.getHost()          # an IPv4Address or IPv6Address
         return a.host, a.port
 
 

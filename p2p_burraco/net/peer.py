@@ -121,10 +121,11 @@ class PeerConnection(FrameProtocol):
 
     def connectionMade(self) -> None:
         super().connectionMade()
-        if hasattr(self.transport, "setTcpKeepAlive"):
-            self.transport.setTcpKeepAlive(1)
-        if hasattr(self.transport, "setTcpNoDelay"):
-            self.transport.setTcpNoDelay(True)   # small frames: no Nagle / delayed-ACK stall
+        tcp: Any = self.transport            # ITCPTransport when it is real TCP
+        if hasattr(tcp, "setTcpKeepAlive"):
+            tcp.setTcpKeepAlive(1)
+        if hasattr(tcp, "setTcpNoDelay"):
+            tcp.setTcpNoDelay(True)   # small frames: no Nagle / delayed-ACK stall
         self.send("hello", {"versions": list(range(wire.PROTOCOL_VERSIONS[0],
                                                    wire.PROTOCOL_VERSIONS[1] + 1)),
                             "software": SOFTWARE, "name": self.node.config.name,
@@ -287,7 +288,7 @@ class PeerNode(ClientFactory):
             self.stopped = True
             if self._retry is not None and self._retry.active():
                 self._retry.cancel()
-            self.done.errback(Failure(error))
+            self.done.errback(error)          # a Deferred wraps it in a Failure
 
     def connection_lost(self, conn: PeerConnection, reason: Failure) -> None:
         if conn is self.conn:

@@ -152,7 +152,7 @@ class TableRoom:
         room._run({"e": "resume"})
         node.say(f"{room.id}: match {room.match_id.hex()[:8]} resumed from its journal "
                  f"(hand {room.driver.hand_no + 1}, stage {room.driver.stage})")
-        for s, slot in enumerate(room.slots):
+        for s in range(len(room.slots)):
             room._start_away(s)
         return room
 
@@ -314,6 +314,7 @@ class TableRoom:
                           "names is not this table's last closed hand, or its record is not "
                           "on disk; it goes on without it")
             return
+        assert record.hand_end is not None    # a closed hand's record ends with it
         for entry in [*record.entries, record.hand_end]:
             self.send_to(seat, str(entry["type"]), tm.body_of(entry))
 

@@ -59,7 +59,7 @@ def as_deferred(value: Any) -> Deferred[Any]:
     if inspect.iscoroutine(value):
         return Deferred.fromFuture(asyncio.ensure_future(value))
     if inspect.isawaitable(value):
-        return ensureDeferred(value)  # type: ignore[arg-type]
+        return ensureDeferred(value)  # type: ignore[arg-type]  # any awaitable; typed for coroutines
     return maybeDeferred(lambda: value)
 
 
@@ -79,31 +79,33 @@ def run_reactor(start: Start, *, with_asyncio: bool = False, stop_delay: float =
     outcome: dict[str, Any] = {}
 
     def finish(result: Any) -> None:
-        if isinstance(result, Failure):
-            if result.check(*EXPECTED) and not result.check(UsageError):
-                outcome.setdefault("error", result.getErrorMessage())
-            else:  # bad input, or a bug: raised to the command line once the reactor stops
-                outcome.setdefault("raise", result)
-        else:
+        error = result.value if isinstance(result, Failure) else result
+        if not isinstance(error, BaseException):
             outcome.setdefault("result", result)
+        elif isinstance(error, EXPECTED) and not isinstance(error, UsageError):
+            outcome.setdefault("error", str(error) or type(error).__name__)
+        else:  # bad input, or a bug: raised to the command line once the reactor stops
+            if isinstance(result, Failure) and error.__traceback__ is None:
+                error.add_note(result.getTraceback())   # where it was raised, for the bug file
+            outcome.setdefault("raise", error)
         if reactor.running:
             reactor.callLater(stop_delay, reactor.stop)
 
     def begin() -> None:
         try:
             d = as_deferred(start(reactor))
-        except Exception as exc:  # a bad option found while starting: report, stop
-            finish(Failure(exc))
+        except Exception as exc:  # noqa: BLE001 - bad input or a bug: raised once stopped
+            finish(exc)
             return
         d.addBoth(finish)
 
     reactor.callWhenRunning(begin)
     if timeout is not None:
-        reactor.callLater(timeout, lambda: finish(Failure(TimeoutError(
-            f"did not finish within {timeout:.0f} s"))))
+        reactor.callLater(timeout, lambda: finish(TimeoutError(
+            f"did not finish within {timeout:.0f} s")))
     reactor.run()
     if "raise" in outcome:
-        outcome["raise"].raiseException()
+        raise outcome["raise"]
     if "error" in outcome:
         return None, str(outcome["error"])
     return outcome.get("result"), None

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..games import get_game
-from ..games.base import HandResult, Match
+from ..games.base import HandResult, HandState, Match
 from .rules import TableRules
 
 HOST_ONLY = ("clock_used",)
@@ -135,5 +135,5 @@ class MatchState:
             out["end"] = dict(self.end)
         return out
 
-    def new_hand(self) -> Any:
+    def new_hand(self) -> HandState:
         return self.match.new_hand()

@@ -94,11 +94,11 @@ def decide(replica: HandReplica, faults: Sequence[Fault], deal_known: bool) -> H
         return _forfeit(replica, seat, kind, index, "abandoned [TABLE-9]", kind="abandon")
     abandoned = getattr(hand, "abandoned_by", None)
     if abandoned is not None:
-        index = replica.deal.abandoned.get(abandoned)
+        signed_at = replica.deal.abandoned.get(abandoned)
         try:
-            return HandOutcome("abandon", hand.result(), abandoned, "abandon", index)
+            return HandOutcome("abandon", hand.result(), abandoned, "abandon", signed_at)
         except ValueError:
-            return _forfeit(replica, abandoned, "abandon", index, "", kind="abandon")
+            return _forfeit(replica, abandoned, "abandon", signed_at, "", kind="abandon")
     if stop is not None:
         return HandOutcome("void", void_result(state.match, stop.kind), stop.seat, stop.kind,
                            stop.index, stop.detail)

@@ -271,7 +271,7 @@ class SeatClient:
         current = record.get("current")
         resumed = current is not None and current.get("hs_hash") == h
         try:
-            if resumed:
+            if current is not None and resumed:
                 before = dict(current["state"])
             elif record.get("closed") is not None:
                 before = {**record["closed"]["state"],

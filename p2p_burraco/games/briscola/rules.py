@@ -62,7 +62,7 @@ class RuleSet:
         return (4,) if self.carte_scoperte else (2, 4)
 
     def with_options(self, **changes: object) -> RuleSet:
-        return replace(self, **changes)  # type: ignore[arg-type]
+        return replace(self, **changes)  # type: ignore[arg-type]  # fields checked by dataclasses
 
 
 def check_match_shape(kind: str, hands: int | None, target: int | None) -> None:

@@ -157,7 +157,7 @@ def _cached(memo: dict[object, object], key: object,
         memo[key] = hit
     if isinstance(hit, MeldError):
         raise MeldError(hit.key, hit.message)
-    return hit  # type: ignore[return-value]
+    return hit  # type: ignore[return-value]  # memo values are object
 
 
 # ----------------------------------------------------------------------------------------
@@ -213,7 +213,7 @@ def new_run_quiet(rules: RuleSet, codes: tuple[int, ...], suit: int,
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]
+    return None if hit is False else resuited(hit, suit)  # type: ignore[arg-type]  # memo values are object
 
 
 def attach_run_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
@@ -258,7 +258,7 @@ def attach_run_asked0(rules: RuleSet, prefix: tuple[object, ...], suit: int,
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else hit  # type: ignore[return-value]
+    return None if hit is False else hit  # type: ignore[return-value]  # memo values are object
 
 
 def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]
@@ -278,7 +278,7 @@ def new_set_quiet(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, obj
         except MeldError:
             hit = False
         memo[key] = hit
-    return None if hit is False else hit  # type: ignore[return-value]
+    return None if hit is False else hit  # type: ignore[return-value]  # memo values are object
 
 
 _IS_WILD: list[bool] = [c == 0 or 8 <= c <= 11 for c in range(N_CODES)]
@@ -302,4 +302,4 @@ def attach_set_quiet(rules: RuleSet, old: tuple[int, ...], old_arr: Arrangement,
         except MeldError:
             hit = False
         memo[k] = hit
-    return None if hit is False else hit  # type: ignore[return-value]
+    return None if hit is False else hit  # type: ignore[return-value]  # memo values are object

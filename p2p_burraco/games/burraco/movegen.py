@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cache
 from itertools import product
 from operator import itemgetter
-from typing import cast
+from typing import Any, cast
 
 from ..base import Pos
 from ..cards import FRENCH_SUITS, Card, Suit
@@ -46,7 +46,7 @@ from .memo import (
 from .rules import RuleSet
 
 HandCards = Sequence[tuple[Pos, Card]]
-_FIRST = itemgetter(0)   # a spec's face code: C-level in map(), no frame per card
+_FIRST: Callable[[Any], int] = itemgetter(0)   # a spec's face code: C-level in map()
 Spec = tuple[tuple[int, int], ...]          # (face code, which copy) in typed order
 
 
@@ -136,7 +136,7 @@ class HandIndex:
         dbl = mask = 0
         bit = _BIT
         for p in positions:
-            c = code_of[known[p]]  # type: ignore[index]
+            c = code_of[known[p]]  # type: ignore[index]  # known: every position here is
             ps = by_code.get(c)
             if ps is None:
                 by_code[c] = [p]
@@ -344,7 +344,7 @@ def run_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
         if specs is None:
             specs = _suit_runs(suit, ranks, wcounts, rules.ace_to_ace, rules.run_max_naturals)
             memo[key] = specs
-        for spec in specs:  # type: ignore[attr-defined]
+        for spec in specs:  # type: ignore[attr-defined]  # memo values are object; key says
             yield idx.positions(spec)
 
 
@@ -366,7 +366,7 @@ def set_candidates(hand: HandCards | HandIndex, rules: RuleSet) -> Iterator[tupl
         if specs is None:
             specs = _rank_sets(present, wilds, rules.set_max_naturals)
             memo[key] = specs
-        for spec in specs:  # type: ignore[attr-defined]
+        for spec in specs:  # type: ignore[attr-defined]  # memo values are object; key says
             yield idx.positions(spec)
 
 
@@ -445,13 +445,13 @@ def attach_candidates(faces: dict[int, list[Pos]], arr: Arrangement, rules: Rule
     # jokers have no suit; a 2 of the suit may stand natural
     mine = [c for c in faces if c >= 4 and c & 3 == suit]
     for c in mine:
-        yield from _run_singles(c, faces[c][0], lo, hi, has_wild, ends, ace_ends)  # type: ignore[misc]
+        yield from _run_singles(c, faces[c][0], lo, hi, has_wild, ends, ace_ends)  # type: ignore[misc]  # yields MeldOption tuples
     if not has_wild:
         for w in wilds:
             for e in ends:
                 yield (faces[w][0],), e
         for c in mine:
-            yield from _run_pairs(c, faces[c][0], _wild_copies(faces, c, wilds),  # type: ignore[misc]
+            yield from _run_pairs(c, faces[c][0], _wild_copies(faces, c, wilds),  # type: ignore[misc]  # yields MeldOption tuples
                                   lo, hi)
 
 
@@ -477,7 +477,7 @@ def arr_key(arr: Arrangement) -> ArrKey:
 def arrangement(key: ArrKey) -> Arrangement:
     """The `Arrangement` an `ArrKey` stands for (equal to the one it was made from)."""
     kind, order, start, suit, wild = key
-    return Arrangement(kind, order, start,  # type: ignore[arg-type]
+    return Arrangement(kind, order, start,  # type: ignore[arg-type]  # an ArrKey's fields are typed loosely
                        None if suit is None else FRENCH_SUITS[suit], wild)
 
 
@@ -557,7 +557,7 @@ def _template(rules: RuleSet, codes: tuple[int, ...], memo: dict[object, object]
         return False
     order: tuple[int, ...] | None = arr.order
     if order != tuple(range(len(codes))):
-        arr = _verdict(rules, tuple(map(codes.__getitem__, order)), memo, suit, sets)  # type: ignore[arg-type]
+        arr = _verdict(rules, tuple(map(codes.__getitem__, order)), memo, suit, sets)  # type: ignore[arg-type]  # order is not None here
         if arr is None:  # a placed order is a valid typing: kept for safety
             return False
     else:
@@ -606,7 +606,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         if opts is None:
             opts = memo[key] = _suit_options(suit, x, dbl & _RUN_DOUBLES[suit], wild_bits,
                                              rules, verdicts(rules))
-        yield from opts  # type: ignore[misc]
+        yield from opts  # type: ignore[misc]  # memo values are object
     if not rules.sets_allowed:
         return
     # the ranks held twice or more (two faces of the rank, or one face twice), lowest first:
@@ -642,7 +642,7 @@ def meld_options(idx: HandIndex, rules: RuleSet, memo: dict[object, object] | No
         opts = memo.get(key2)
         if opts is None:
             opts = memo[key2] = _rank_options(rank, present, wilds, rules, verdicts(rules))
-        yield from opts  # type: ignore[misc]
+        yield from opts  # type: ignore[misc]  # memo values are object
 
 
 _SET_PATTERNS: list[tuple[tuple[bool, ...], tuple[bool, ...]]] = [
@@ -663,7 +663,7 @@ def _rank_options(rank: int, present: tuple[tuple[int, int], ...], wilds: tuple[
     if base is None:
         base = memo[key] = _rank_naturals(rank, present, rules, memo)
     out: list[MeldOption] = []
-    for spec, plain, with_wild in base:  # type: ignore[attr-defined]
+    for spec, plain, with_wild in base:  # type: ignore[attr-defined]  # memo values are object
         if plain is not None:
             out.append(plain)
         if with_wild is False:
@@ -696,7 +696,7 @@ def _rank_naturals(rank: int, present: tuple[tuple[int, int], ...], rules: RuleS
                 t = memo[("set-option~", rank, plain_key)] = _template(
                     rules, tuple(map(_FIRST, spec)), memo, None, True)
             if t is not False:
-                order, arr = t  # type: ignore[misc]
+                order, arr = cast(tuple[tuple[int, ...] | None, ArrKey], t)   # _template's
                 placed = spec if order is None else tuple(map(spec.__getitem__, order))
                 plain = (spec, placed, arr, tuple(map(_FIRST, placed)))
         t = memo.get(("set-option~", rank, wild_key))
@@ -776,7 +776,7 @@ def _suit_options(suit: int, x: int, dbl: int, wild_bits: int, rules: RuleSet,
                 if opts is None:
                     opts = memo[key] = _cluster_in(suit, g, aces, own2, wild_bits, rules,
                                                    memo)
-                parts.append(opts)  # type: ignore[arg-type]
+                parts.append(opts)  # type: ignore[arg-type]  # memo values are object
             group = []
         group.append(sl)
     if not parts:
@@ -883,7 +883,7 @@ def attach_parts(meld_codes: tuple[int, ...], arr: Arrangement, rules: RuleSet,
     parts = memo.get(pkey)
     if parts is None:
         parts = memo[pkey] = _AttachParts(meld_codes, arr, rules)
-    return parts  # type: ignore[return-value]
+    return parts  # type: ignore[return-value]  # memo values are object
 
 
 class _AttachParts:
@@ -999,6 +999,6 @@ class _AttachParts:
                     continue
                 ak = arr_key(arr2)
             allc = meld_codes + new
-            found.append((spec, end, ak,  # type: ignore[arg-type]
+            found.append((spec, end, ak,  # type: ignore[arg-type]  # ArrKey, typed loosely
                           tuple(map(allc.__getitem__, ak[1]))))
         return tuple(found)

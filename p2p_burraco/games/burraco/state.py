@@ -162,7 +162,7 @@ class MeldState:
                          self.suit, self.wild, self.by, list(self.moves))
 
 
-class _MeldPlan(tuple):  # type: ignore[type-arg]
+class _MeldPlan(tuple):  # type: ignore[type-arg]  # a tuple of mixed plan fields
     """A `_plans` entry whose plan is what `_check_meld` would return for one group, kept
     unexpanded until it is applied: (action, seat, arr, refs, codes), `arr` as move
     generation keeps it (an ArrKey), `refs` the cards in placed order. The entry and the
@@ -175,7 +175,7 @@ class _MeldPlan(tuple):  # type: ignore[type-arg]
                   [FACES[c] for c in self[4]])],)
 
 
-class _AttachPlan(tuple):  # type: ignore[type-arg]
+class _AttachPlan(tuple):  # type: ignore[type-arg]  # a tuple of mixed plan fields
     """The same for an attachment: (action, seat, arr, the meld's positions, the cards
     added); what `_check_attach` would return once expanded."""
 
@@ -503,7 +503,7 @@ class BurracoHand:
                 if n_hand - len(refs) < 2 and not self._may_leave(
                         seat, refs, extra=[(_cards(faces_key), _norm(arrangement(arr)))]):
                     continue
-                act = acts.get(refs)  # type: ignore[assignment]
+                act = acts.get(refs)  # type: ignore[assignment]  # cached actions are Meld
                 if act is None:   # (a meld's key is its refs: a tuple of pairs, no other key's
                     act = acts[refs] = A.Meld(groups=(refs,))   # shape)
                 seen.add(faces_key)
@@ -536,7 +536,7 @@ class BurracoHand:
                     pairs.append((p, ids[p]))
                 refs = tuple(pairs)
                 key = ("attach", m.id, refs, end)
-                act = acts.get(key)  # type: ignore[assignment]
+                act = acts.get(key)  # type: ignore[assignment]  # cached actions are Meld
                 if act is None:
                     act = acts[key] = A.Attach(m.id, refs, end)
                 if n_hand - len(refs) < 2 and not self._may_leave(
@@ -559,7 +559,7 @@ class BurracoHand:
                 got = discards.get(p)
                 if got is None or got[1] != seat:
                     ref = (p, ids[p])
-                    act = acts.get(ref)  # type: ignore[assignment]
+                    act = acts.get(ref)  # type: ignore[assignment]  # cached actions are Attach
                     if act is None:  # (a discard's key is its card ref: no other key is a pair)
                         act = acts[ref] = A.Discard(ref)
                     got = discards[p] = (act, seat, _PLAIN, id(act))   # (its key in _plans)
@@ -569,7 +569,7 @@ class BurracoHand:
         for ps in by_code.values():  # the last card: it must be one that may go
             p = ps[0]
             ref = (p, ids[p])
-            act = acts.get(ref)  # type: ignore[assignment]
+            act = acts.get(ref)  # type: ignore[assignment]  # cached actions are Attach
             if act is None:
                 act = acts[ref] = A.Discard(ref)
             plan3 = self._try(seat, act)
@@ -608,11 +608,11 @@ class BurracoHand:
         mpos = m.positions
         cached = m.__dict__.get("_codes")
         if cached is not None and cached[0] is mpos:
-            return (m, *cached)  # type: ignore[return-value]
+            return (m, *cached)
         known = self.known
         cid_code = self._codes
         marr = m.arrangement()
-        mcodes = tuple(map(cid_code.__getitem__, map(known.__getitem__, mpos)))  # type: ignore[arg-type]
+        mcodes = tuple(map(cid_code.__getitem__, map(known.__getitem__, mpos)))  # type: ignore[arg-type]  # known: a meld's cards are
         got = (mpos, mcodes, marr, touch_mask(marr, mcodes), [None])
         m.__dict__["_codes"] = got
         return (m, *got)
@@ -628,7 +628,7 @@ class BurracoHand:
         for row in new:
             union |= row[4]
         set_ranks |= {r[3].start for r in new if r[3].kind == "set"}
-        self._tm = {**tm, team: (union, rows + new, set_ranks)}
+        self._tm = {**(tm or {}), team: (union, rows + new, set_ranks)}   # tm: got's
 
     def _meld_changed(self, m: MeldState) -> None:
         """A meld of the side took cards: its row is made again."""
@@ -640,7 +640,7 @@ class BurracoHand:
         union = 0
         for row in rows:
             union |= row[4]
-        self._tm = {**tm, m.team: (union, rows, got[2])}  # a set keeps its rank
+        self._tm = {**(tm or {}), m.team: (union, rows, got[2])}  # a set keeps its rank
 
     def _refs(self, positions: tuple[Pos, ...]) -> tuple[CardRef, ...]:
         return tuple(self._ref(p) for p in positions)
@@ -714,7 +714,7 @@ class BurracoHand:
         entry = self._plans.get(id(action))
         if entry is not None and entry[0] is action and entry[1] == seat:
             # (action, seat, plan), or a meld's or an attachment's entry, its plan unexpanded
-            plan = entry.expand() if type(entry) is not tuple else entry[2]  # type: ignore[attr-defined]
+            plan = entry.expand() if type(entry) is not tuple else entry[2]  # type: ignore[attr-defined]  # a plan entry, not a tuple
         else:
             plan = self._check(seat, action)
         self._plans = {}
@@ -1017,7 +1017,7 @@ class BurracoHand:
     def _lay(self, seat: Seat, groups: list[tuple[Arrangement, list[Pos], list[Card]]]) -> None:
         team = self.team_of[seat]
         laid = []
-        for arr, positions, placed in groups:
+        for arr, positions, _placed in groups:
             for p in positions:
                 if self.owner[p] == PILE:
                     self.pile.remove(p)
