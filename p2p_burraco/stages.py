@@ -37,6 +37,7 @@ class RoomStatus(StrEnum):
     WAITING = "waiting"    # seats free: no match yet
     PLAYING = "playing"    # the match is under way
     OVER = "over"          # ended, or stopped by a bug; it leaves the host
+    STALLED = "stalled"    # its journal could not be written: waits for the disk
 
 
 class DealPhase(StrEnum):
@@ -62,7 +63,8 @@ TRANSITIONS: Mapping[type[StrEnum], Mapping[StrEnum, frozenset[StrEnum]]] = {
     },
     RoomStatus: {
         RoomStatus.WAITING: frozenset({RoomStatus.PLAYING, RoomStatus.OVER}),
-        RoomStatus.PLAYING: frozenset({RoomStatus.OVER}),
+        RoomStatus.PLAYING: frozenset({RoomStatus.OVER, RoomStatus.STALLED}),
+        RoomStatus.STALLED: frozenset({RoomStatus.PLAYING, RoomStatus.OVER}),
         RoomStatus.OVER: frozenset({RoomStatus.OVER}),   # a bug stopping an ended table
     },
     DealPhase: {

@@ -6,9 +6,9 @@ schema's migrations."""
 from __future__ import annotations
 
 import json
-import re
 import os
 import random
+import re
 import signal
 import sqlite3
 import subprocess

@@ -16,11 +16,12 @@ import random
 from pathlib import Path
 from typing import Any
 
+from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
+
 from p2p_burraco import wire
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.fairdeal import signing
 from p2p_burraco.net.host import HostConfig
-from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
 from p2p_burraco.table import messages as tm
 from p2p_burraco.table.inprocess import BotController
 from p2p_burraco.table.seat import SeatClient

@@ -26,13 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from p2p_burraco.net.loopback import HoldingController, Loopback, LoopbackConnector, start_table
 from twisted.internet.error import ConnectionRefusedError
 from twisted.python.failure import Failure
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.console.words import engine_text
 from p2p_burraco.net.host import HostConfig
-from p2p_burraco.net.loopback import HoldingController, Loopback, LoopbackConnector, start_table
 from p2p_burraco.net.peer import PeerConfig, PeerNode
 from p2p_burraco.table.inprocess import BotController
 

@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 
 import pytest
+from p2p_burraco.net.loopback import Loopback, start_table
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main
 from p2p_burraco.commands.rules import rulebook
 from p2p_burraco.games import get_game
 from p2p_burraco.net.host import HostConfig
-from p2p_burraco.net.loopback import Loopback, start_table
 from p2p_burraco.table.inprocess import BotController
 
 

@@ -121,7 +121,6 @@ def run(args: argparse.Namespace) -> int:
     from ..net.runtime import run_reactor
     from ..storage.lock import DataDirBusy, DataDirLock
     from ..table.match_record import host_hook
-
     from .play import match_options
 
     options = match_options(args, args.players)      # before anything starts

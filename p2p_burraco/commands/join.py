@@ -232,7 +232,7 @@ def holds_seat(home: Path | None, host: str, port: int) -> bool:
     from ..storage.seatstore import FileSeatStore
 
     saved = FileSeatStore(Path(home)).seat()
-    return bool(saved) and saved.get("host") == host and saved.get("port") == port \
+    return saved is not None and saved.get("host") == host and saved.get("port") == port \
         and saved.get("seat") is not None
 
 

@@ -26,6 +26,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..stages import RoomStatus
 from ..storage.journal import (
     RESULT,
     DiskFull,
@@ -151,7 +152,7 @@ def finish_if_over(room: TableRoom) -> None:
     """A match the journal says is over but whose result.json is missing: write it now."""
     journal = room.journal
     if room.status == "over" and journal is not None and not (journal.dir / RESULT).exists():
-        room.status = "playing"
+        room.status = RoomStatus.PLAYING     # end_match moves it to over again
         room.end_match()
 
 
@@ -162,7 +163,7 @@ def stall(node: HostNode, room: TableRoom, exc: DiskFull, abort: bool = False) -
         return
     node.say(f"disk full: {exc.path}")
     node.stalled[room.id] = room
-    room.status = "stalled"
+    room.status = RoomStatus.STALLED
     call = room._deadline
     if call is not None and call.active():
         call.cancel()
@@ -177,7 +178,7 @@ def stall(node: HostNode, room: TableRoom, exc: DiskFull, abort: bool = False) -
             continue
         conn.room, conn.seat = None, None
         if abort and conn.transport is not None:
-            conn.transport.abortConnection()
+            conn.transport.abortConnection()  # type: ignore[attr-defined]  # a TCP transport (ITCPTransport) has it
         else:
             conn.refuse(WireError("host.disk_full", _message(), fatal=True))
     if room.journal is not None:

@@ -609,8 +609,7 @@ class HostNode(ServerFactory):
         damaged journal, or a match directory whose journal is missing, stops the start
         (`HostRefused`) unless `salvage`; so does a default table whose options differ from
         the unfinished match's."""
-        from .durability import (check_options, complete_journal, finish_if_over,
-                                 survey_or_refuse)
+        from .durability import check_options, complete_journal, finish_if_over, survey_or_refuse
 
         if self.config.resume:
             found = survey_or_refuse(self)
@@ -881,7 +880,7 @@ def start_host(reactor: Any, config: HostConfig, identity: Ed25519PrivateKey | N
     `bot_controller()` makes the SeatController of each bot the host seats."""
     apply_gc_policy()
     if config.lock_data_dir and config.data_lock is None:
-        from ..storage.lock import DataDirLock, DataDirBusy
+        from ..storage.lock import DataDirBusy, DataDirLock
 
         data_dir = Path(config.data_dir) if config.data_dir else ident.default_data_dir()
         try:

@@ -183,11 +183,10 @@ class TableRoom:
         }
 
     def join(self, conn: HostConnection, seat: int | None, ref: int) -> None:
-        if self.status != "waiting":
-            # a released seat of a running match may be taken by anyone
-            if not (seat is not None and seat < self.players and not self.slots[seat].taken):
-                raise WireError("lobby.started", f"the match at {self.id} has started",
-                                ref=ref)
+        # a released seat of a running match may be taken by anyone
+        if self.status != "waiting" and not (
+                seat is not None and seat < self.players and not self.slots[seat].taken):
+            raise WireError("lobby.started", f"the match at {self.id} has started", ref=ref)
         from .rematch import reserved_for
 
         if seat is None:

@@ -130,8 +130,10 @@ def _whole_record_at(data: bytes, pos: int, empty: bool = True) -> int | None:
     `empty`: a run of zero bytes would read as empty records), or None."""
     if pos + _HEAD.size > len(data):
         return None
+    n: int
+    crc: int
     n, crc = _HEAD.unpack_from(data, pos)
-    end = pos + _HEAD.size + n
+    end: int = pos + _HEAD.size + n
     if (n == 0 and not empty) or n > MAX_RECORD or end > len(data):
         return None
     if zlib.crc32(data[pos + _HEAD.size:end]) != crc:
