@@ -63,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
-    from .errors import EX_ENVIRONMENT, EX_USAGE, UsageError, report_bug
+    from .errors import EX_ENVIRONMENT, EX_USAGE, Refused, UsageError, report_bug
 
     try:
         return int(args._run(args) or 0)
@@ -75,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:  # bad input: a clear message, no traceback
         print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
         return EX_USAGE
+    except Refused as exc:  # will not go on as things stand: the sentence says how to
+        print(f"p2p-burraco {args.command}: {exc}", file=sys.stderr)
+        return EX_ENVIRONMENT
     except OSError as exc:  # the system refused (a file, a port, a full disk): not a bug
         print(f"p2p-burraco {args.command}: error: {exc}", file=sys.stderr)
         return EX_ENVIRONMENT

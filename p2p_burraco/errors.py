@@ -34,6 +34,12 @@ class UsageError(ValueError):
     A ValueError, so that code which validated with `except ValueError` keeps working."""
 
 
+class Refused(Exception):
+    """The program will not go on as things stand, and says why and how to go on (a damaged
+    journal, a data directory another host holds, options that differ from the unfinished
+    match's): one sentence, exit status 1 — neither bad input nor a bug."""
+
+
 def write_traceback(exc: BaseException, data_dir: Path | str | None = None) -> Path:
     """Write `exc`'s traceback under `<data_dir>/bugs/` (or a temporary file when that
     directory cannot be written) and return the file's path."""

@@ -13,7 +13,7 @@ import random
 from pathlib import Path
 from typing import Any
 
-from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
+from loopback import HoldingController, Loopback, start_table
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.net.host import HostConfig

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from p2p_burraco.net.loopback import Loopback, ScriptedPeer
+from loopback import Loopback, ScriptedPeer
 
 from p2p_burraco.net.guard import BufferPool
 from p2p_burraco.net.host import HostConfig, HostNode

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from p2p_burraco.net.loopback import HoldingController, Loopback, LoopbackConnector, start_table
+from loopback import HoldingController, Loopback, LoopbackConnector, start_table
 from twisted.internet.error import ConnectionRefusedError
 from twisted.python.failure import Failure
 

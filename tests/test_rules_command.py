@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from p2p_burraco.net.loopback import Loopback, start_table
+from loopback import Loopback, start_table
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.cli import main

@@ -17,7 +17,7 @@ from p2p_burraco.stages import (
 
 def test_members_equal_the_strings_code_and_journals_used() -> None:
     assert [str(s) for s in TableStage] == ["idle", "hand", "signoff", "between", "over"]
-    assert [str(s) for s in RoomStatus] == ["waiting", "playing", "over"]
+    assert [str(s) for s in RoomStatus] == ["waiting", "playing", "over", "stalled"]
     assert [str(s) for s in DealPhase] == ["commit", "shuffle", "lock", "deal", "reveal",
                                            "closed"]
     assert TableStage.OVER == "over" and "over" in (TableStage.OVER,)

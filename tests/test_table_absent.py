@@ -105,7 +105,7 @@ def test_table_14_on_the_network_a_host_bot_takes_the_seat_and_the_match_goes_on
     import json
     import random
 
-    from p2p_burraco.net.loopback import HoldingController, Loopback, start_table
+    from loopback import HoldingController, Loopback, start_table
 
     from p2p_burraco.bots import make_strategy
     from p2p_burraco.net.host import HostConfig

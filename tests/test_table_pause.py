@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from p2p_burraco.net.loopback import Loopback, start_table
+from loopback import Loopback, start_table
 
 from p2p_burraco.bots import make_strategy
 from p2p_burraco.net.host import HostConfig

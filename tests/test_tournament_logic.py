@@ -71,6 +71,7 @@ def test_briscola_26_abandon_through_match_result() -> None:
 
 
 def test_tourn_4_burraco_abandon_gives_zero_and_at_least_14() -> None:
+    """TOURN-4."""
     st = {"sides": [[0, 2], [1, 3]], "totals": [900, 100], "abandoned_by": 2}
     r = match_result("burraco", 3, st, "abandonment")
     assert r.vp == (0, 14) and r.mp == (-1505, 355)
@@ -81,12 +82,14 @@ def test_tourn_4_burraco_abandon_gives_zero_and_at_least_14() -> None:
 
 
 def test_tourn_5_result_from_side_totals() -> None:
+    """TOURN-5."""
     st = {"sides": [[0, 2], [1, 3]], "totals": [1205, 900]}
     assert match_result("burraco", 3, st) == Result((13, 7), (305, -305))
     assert match_result("burraco", 3, st, a_side=1) == Result((7, 13), (-305, 305))
 
 
 def test_tourn_6_bye_score() -> None:
+    """TOURN-6."""
     assert vpt.bye_score("burraco", 3) == (12, 155)
     assert vpt.bye_score("burraco", 4) == (12, 305)
     assert vpt.bye_score("briscola", 3) == (12, 6)
@@ -98,6 +101,7 @@ def _meetings(rounds: list[Round]) -> list[frozenset[int]]:
 
 @pytest.mark.parametrize("entrants,rounds", [(8, 3), (8, 4), (6, 3), (7, 4), (10, 5), (2, 1)])
 def test_tourn_7_8_mitchell_no_pair_meets_twice(entrants: int, rounds: int) -> None:
+    """TOURN-8."""
     sched = mitchell(entrants, rounds)
     meets = _meetings(sched)
     assert len(meets) == len(set(meets))
@@ -121,6 +125,7 @@ def test_tourn_7_mitchell_refuses_rounds_that_repeat() -> None:
 
 
 def test_tourn_9_danish_first_round_is_a_seeded_draw() -> None:
+    """TOURN-9."""
     a, b = danish_first(9, seed=7), danish_first(9, seed=7)
     assert a == b and len(a.tables) == 4 and len(a.byes) == 1
     assert danish_first(9, seed=8) != a
@@ -155,6 +160,7 @@ def test_tourn_10_danish_bye_lowest_without_one() -> None:
 
 
 def test_tourn_11_individual_partners_change() -> None:
+    """TOURN-11."""
     hist: list[Round] = []
     for r in range(3):
         hist.append(individual_round(8, hist, seed=100 + r))
@@ -169,6 +175,7 @@ def _lines(rows: list[tuple[int, int, int, dict[int, int]]]) -> list[Line]:
 
 
 def test_tourn_12_ranking_by_vp_first() -> None:
+    """TOURN-12."""
     order = ranking(_lines([(0, 20, -100, {}), (1, 30, -500, {})]))
     assert [ln.entrant for ln in order] == [1, 0]
 

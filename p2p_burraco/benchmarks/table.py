@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
 from .counting import COUNT_PATTERN, KINDS
 
 HELP = "CPU per hand of the host and of each peer, each in its own process, against the " \
@@ -154,9 +155,9 @@ def run(args: argparse.Namespace) -> int:
     from .host import HAND_LINE, Proc, spawn, stop, tracebacks
 
     if args.peer:
-        raise ValueError("--peer is for the bench's own seat processes")
+        raise UsageError("--peer is for the bench's own seat processes")
     if args.seconds <= 0 or not 0 <= args.warmup < 1:
-        raise ValueError("--seconds must be positive and --warmup in [0, 1)")
+        raise UsageError("--seconds must be positive and --warmup in [0, 1)")
     players = args.players or (4 if args.game == "burraco" else 2)
     profile = args.profile.resolve() if args.profile is not None else None
     if profile is not None:

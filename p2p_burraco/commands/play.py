@@ -83,10 +83,10 @@ def match_options(args: argparse.Namespace, players: int | None) -> dict[str, An
     if not getattr(args, "each_for_himself", False):
         return {}
     if args.game != "burraco":
-        raise ValueError("--each-for-himself is a Burraco option, not a Briscola one")
+        raise UsageError("--each-for-himself is a Burraco option, not a Briscola one")
     seats = players if players is not None else 4      # Burraco's default table
     if seats not in (3, 5):
-        raise ValueError(f"--each-for-himself needs 3 or 5 players (--players 3), not {seats}")
+        raise UsageError(f"--each-for-himself needs 3 or 5 players (--players 3), not {seats}")
     return {"each_for_himself": True}
 
 

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from ..errors import UsageError
+
 HELP = ("run a club tournament (Mitchell, Danish or individual; victory points; standings), "
         "or `tournament verify DIR`")
 
@@ -97,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
         if args.action[0] == "bots" and len(args.action) in (3, 4):
             return run_bots(args.action[1], args.action[2],
                             args.action[3] if len(args.action) == 4 else None, args)
-        raise ValueError(f"{' '.join(args.action)!r}: the actions are `verify DIR` and "
+        raise UsageError(f"{' '.join(args.action)!r}: the actions are `verify DIR` and "
                          "`bots HOST:PORT N [PREFIX]` and `bench`")
     return run_event(args)
 
@@ -114,7 +116,7 @@ def run_bots(address: str, count: str, prefix: str | None, args: argparse.Namesp
 
     host, port = parse_address(address)
     if not count.isdigit() or not 1 <= int(count) <= 400:
-        raise ValueError(f"{count!r}: the number of bots is 1..400")
+        raise UsageError(f"{count!r}: the number of bots is 1..400")
     n = int(count)
     name = prefix or "bot"
     seed = args.seed
@@ -168,15 +170,15 @@ def run_event(args: argparse.Namespace) -> int:
 
     check_hands(args.game, hands)                   # refused before anything starts
     if args.format == "individual" and (args.game != "burraco" or args.players not in (None, 4)):
-        raise ValueError("the individual format is for Burraco at 4 seats (partners change "
+        raise UsageError("the individual format is for Burraco at 4 seats (partners change "
                          "each round) [TOURN-11]")
     if args.start_when is None and not sys.stdin.isatty():
-        raise ValueError("with no terminal for the director's commands, give --start-when N "
+        raise UsageError("with no terminal for the director's commands, give --start-when N "
                          "(the number of players that closes registration)")
     stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
     directory = (args.dir or Path(data_dir) / "tournaments" / stamp).resolve()
     if (directory / "standings.json").exists():
-        raise ValueError(f"{directory} already holds a tournament; choose another --dir")
+        raise UsageError(f"{directory} already holds a tournament; choose another --dir")
     directory.mkdir(parents=True, exist_ok=True)
     cfg = EventConfig(game=args.game, variant=args.variant, players=args.players,
                       format=args.format, rounds=args.rounds, hands=hands, seed=seed,

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import bug_sentence, write_traceback
 from ..stages import RoomStatus, advance
+from ..storage.journal import DiskFull
 from ..wire import WireError
 
 if TYPE_CHECKING:
@@ -96,6 +97,8 @@ def guarded(room: TableRoom, fn: Callable[[], None]) -> Callable[[], None]:
     def run() -> None:
         try:
             fn()
+        except DiskFull as exc:    # not a bug: the table stalls until the disk takes writes
+            room.node.disk_failed(room, exc)
         except Exception as exc:  # noqa: BLE001 - a bug of the host: room_bug reports it
             room_bug(room, exc, "a timer")
     return run

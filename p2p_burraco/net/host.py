@@ -27,6 +27,7 @@ from twisted.internet.protocol import ServerFactory
 from twisted.python.failure import Failure
 
 from .. import __version__, wire
+from ..errors import Refused
 from ..gc_policy import apply_gc_policy
 from ..storage.journal import DiskFull
 from ..wire import Frame, WireError
@@ -141,7 +142,7 @@ class HostConfig:
     """Seconds between tries to write again after a disk error (ENOSPC, EIO)."""
 
 
-class HostRefused(RuntimeError):
+class HostRefused(Refused):
     """The host will not start on this data directory as it stands (one sentence why, and
     how to go on)."""
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from twisted.internet.defer import Deferred
 
+from ..errors import UsageError
 from ..tournament import vp as vpt
 from ..tournament.movement import Round, danish_first, danish_next, individual_round, mitchell
 from ..tournament.standings import Result, match_result, ranking, tally
@@ -133,11 +134,11 @@ class Tournament:
         self.seats = probe.players
         self.variant = probe.variant
         if len(probe.sides) != 2:
-            raise ValueError(f"a tournament table has two sides; {cfg.game} with "
+            raise UsageError(f"a tournament table has two sides; {cfg.game} with "
                              f"{self.seats} seats has {len(probe.sides)}")
         self.per_side = len(probe.sides[0])
         if cfg.format == "individual" and (cfg.game != "burraco" or self.seats != 4):
-            raise ValueError("the individual format is for Burraco at 4 seats (partners "
+            raise UsageError("the individual format is for Burraco at 4 seats (partners "
                              "change each round) [TOURN-11]")
         self.per_entrant = 1 if cfg.format == "individual" else self.per_side
 

@@ -12,6 +12,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..errors import UsageError
+
 FORMATS = ("mitchell", "danish", "individual")
 
 
@@ -53,10 +55,10 @@ def mitchell(entrants: int, rounds: int) -> list[Round]:
     bye. Every East-West line meets every North-South line at most once, so at most T rounds.
     """
     if entrants < 2:
-        raise ValueError(f"a Mitchell needs at least 2 lines, not {entrants}")
+        raise UsageError(f"a Mitchell needs at least 2 lines, not {entrants}")
     t = (entrants + 1) // 2
     if not 1 <= rounds <= t:
-        raise ValueError(f"a Mitchell of {entrants} lines ({t} tables) has at most {t} rounds "
+        raise UsageError(f"a Mitchell of {entrants} lines ({t} tables) has at most {t} rounds "
                          f"without two lines meeting twice, not {rounds} [TOURN-7]")
     out = []
     for r in range(rounds):
@@ -88,7 +90,7 @@ def danish_first(entrants: int, seed: int) -> Round:
     """TOURN-9: the first round by a draw (the seed printed and recorded): the drawn order
     is paired 1-2, 3-4, …; with an odd number the last drawn has the bye."""
     if entrants < 2:
-        raise ValueError(f"a Danish needs at least 2 lines, not {entrants}")
+        raise UsageError(f"a Danish needs at least 2 lines, not {entrants}")
     order = list(range(entrants))
     random.Random(seed).shuffle(order)
     byes = (order.pop(),) if len(order) % 2 else ()
@@ -147,7 +149,7 @@ def individual_round(players: int, history: Sequence[Round], seed: int,
     The tables are the draw (seeded by `seed`, `tries` draws) with the fewest partners who
     partnered before, then the fewest opponents met before; the first such draw wins."""
     if players < 4:
-        raise ValueError(f"an individual needs at least 4 players, not {players}")
+        raise UsageError(f"an individual needs at least 4 players, not {players}")
     byes_had = dict.fromkeys(range(players), 0)
     partnered: dict[frozenset[int], int] = {}
     opposed = _met(history)

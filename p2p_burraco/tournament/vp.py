@@ -8,6 +8,7 @@ difference at most that bound falls in it; past the last row the winner has 20 V
 
 from __future__ import annotations
 
+from ..errors import UsageError
 from ..games.briscola import tournament as briscola_vp
 
 # Upper bound of the MP difference of rows 10-10, 11-9, …, 19-1 (20-0 above the last).
@@ -36,7 +37,7 @@ def _upper(hands: int) -> tuple[int, ...]:
     try:
         return BURRACO_UPPER[hands]
     except KeyError:
-        raise ValueError(f"the Burraco VP tables cover rounds of 2, 3 or 4 hands, not {hands} "
+        raise UsageError(f"the Burraco VP tables cover rounds of 2, 3 or 4 hands, not {hands} "
                          "[TOURN-1..3]") from None
 
 
