@@ -72,7 +72,7 @@ class Host:
         self._spawn()
 
     def _spawn(self) -> subprocess.Popen[str]:
-        proc = _popen(_cli("host", "--port", str(self.port), "--data-dir",
+        proc = _popen(_cli("host", "--pause", "0", "--port", str(self.port), "--data-dir",
                                      str(self.tmp / "host"), *self.args),
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                 env=_env(self.tmp))

@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
+pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
 RUN_SEED = 4601
 SAMPLE = 3
@@ -88,7 +88,7 @@ def _lines(proc: subprocess.Popen[str], into: list[str]) -> None:
 
 def _start_host(tmp: Path, port: int, kill_at: int | None) -> subprocess.Popen[str]:
     proc = subprocess.Popen(
-        _cli("host", "--port", str(port), "--data-dir", str(tmp / "host"), "--game",
+        _cli("host", "--pause", "0", "--port", str(port), "--data-dir", str(tmp / "host"), "--game",
              "burraco", "--players", "4", "--hands", "1", "--grace", "120"),
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
         env=_env(tmp, kill_at))

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
+pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
 _SPAWNED: list[subprocess.Popen[str]] = []
 
@@ -83,7 +83,7 @@ class Host:
 
     def spawn(self, *extra: str, listen: bool = True) -> None:
         proc = subprocess.Popen(
-            _cli("host", "--port", str(self.port), "--data-dir", str(self.data),
+            _cli("host", "--pause", "0", "--port", str(self.port), "--data-dir", str(self.data),
                  "--no-announce", *self.args, *extra),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(self.tmp))
         _SPAWNED.append(proc)

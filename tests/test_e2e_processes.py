@@ -24,7 +24,7 @@ def _cli(*args: str) -> list[str]:
 
 
 def spawn_host(data_dir: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
-    proc = subprocess.Popen(_cli("host", "--port", "0", "--data-dir", str(data_dir), *args),
+    proc = subprocess.Popen(_cli("host", "--pause", "0", "--port", "0", "--data-dir", str(data_dir), *args),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     deadline = time.monotonic() + 30

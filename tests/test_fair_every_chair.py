@@ -176,7 +176,7 @@ def test_four_join_peers_each_hold_a_record_that_verifies_alone(tmp_path: Path) 
     import re
 
     host_dir = tmp_path / "host"
-    host = subprocess.Popen(_cli("host", "--port", "0", "--data-dir", str(host_dir),
+    host = subprocess.Popen(_cli("host", "--pause", "0", "--port", "0", "--data-dir", str(host_dir),
                                  "--players", "4", "--game", "briscola", "--no-announce"),
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert host.stdout is not None

@@ -191,6 +191,7 @@ def _wait(proc: subprocess.Popen[str], lines: list[str], pattern: str, stream: s
     raise AssertionError(f"no {pattern!r}:\n" + "\n".join(lines))
 
 
+@pytest.mark.faults
 @pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.network
@@ -201,7 +202,7 @@ def test_host_and_peer_killed_together_the_peer_started_first_waits(
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    host_args = ("host", "--port", str(port), "--data-dir", str(tmp_path / "host"),
+    host_args = ("host", "--pause", "0", "--port", str(port), "--data-dir", str(tmp_path / "host"),
                  "--game", "burraco", "--players", "4", "--hands", "2")
     host = _spawn(tmp_path, *host_args)
     out: list[str] = []
@@ -239,6 +240,7 @@ def test_host_and_peer_killed_together_the_peer_started_first_waits(
     assert result["reason"] in ("hands", "target"), result
 
 
+@pytest.mark.faults
 @pytest.mark.slow
 @pytest.mark.subprocess
 @pytest.mark.network
@@ -253,7 +255,7 @@ def test_a_peer_stopped_past_the_grace_hears_the_result_and_exits(
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    host = _spawn(tmp_path, "host", "--port", str(port), "--data-dir", str(tmp_path / "host"),
+    host = _spawn(tmp_path, "host", "--pause", "0", "--port", str(port), "--data-dir", str(tmp_path / "host"),
                   "--game", "briscola", "--players", "2", "--grace", "2", "--clock", "300",
                   "--step-deadline", "300", "--no-bot-replace")
     out: list[str] = []
