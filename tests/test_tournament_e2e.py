@@ -3,9 +3,10 @@
 players in one process, to keep the suite within its time), every round played, and
 `tournament verify` exit 0 on the directory (TOURN-13, TOURN-15).
 
-The suite's sizes are smaller than the issue's (Mitchell: 4 pairs, 2 rounds of 2 hands;
-Danish: 3 pairs, 2 rounds of 2 hands, greedy bots); the full size (8 pairs at 4 tables, 3
-rounds of 3 hands) is the same code with other numbers, run by hand (see the report).
+Two sizes: small ones (Mitchell: 4 pairs, 2 rounds of 2 hands; Danish: 3 pairs, 2 rounds of
+2 hands, greedy bots) and the issue's full size (`test_full_size_*`: a 4-table Mitchell of 8
+pairs, and a Danish of 9 pairs with a bye, each 3 rounds of 3 hands), all in the fault tier
+(`-m faults`), where time is not counted against the quick suite.
 """
 
 from __future__ import annotations
@@ -57,8 +58,9 @@ def spawn_director(tmp: Path, *args: str) -> tuple[subprocess.Popen[str], int, i
     raise AssertionError(f"director did not start: {proc.stderr.read() if proc.stderr else ''}")
 
 
-def finish(procs: list[subprocess.Popen[str]]) -> list[tuple[int, str, str]]:
-    deadline = time.monotonic() + TIMEOUT
+def finish(procs: list[subprocess.Popen[str]],
+           timeout: float = TIMEOUT) -> list[tuple[int, str, str]]:
+    deadline = time.monotonic() + timeout
     out = []
     try:
         for p in procs:
@@ -162,3 +164,51 @@ def test_standings_page_screenshot_with_headless_chromium(tmp_path: Path) -> Non
     finally:
         director.kill()
         director.communicate()
+
+
+@pytest.mark.timeout(900)
+def test_tourn_13_15_full_size_mitchell_8_pairs_3_rounds_of_3_hands(tmp_path: Path) -> None:
+    """The issue's Mitchell: 4 tables, 8 pairs of `join --bot` players (two real `join`
+    processes forming one named line, the other 14 from `tournament bots`), 3 rounds of 3
+    hands; no line meets another twice; `tournament verify` exits 0 (TOURN-7, TOURN-13)."""
+    director, port, _ = spawn_director(tmp_path, "--format", "mitchell", "--rounds", "3",
+                                       "--hands", "3", "--start-when", "16",
+                                       "--strategy", "greedy")
+    joins = [subprocess.Popen(_cli("join", f"127.0.0.1:{port}", "--bot", "--strategy", "greedy",
+                                   "--name", name, "--table", "AnnBob", "--data-dir",
+                                   str(tmp_path / name)),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for name in ("Ann", "Bob")]
+    others = subprocess.Popen(_cli("tournament", "bots", f"127.0.0.1:{port}", "14",
+                                   "--strategy", "greedy", "--seed", "5"),
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = finish([director, *joins, others], timeout=800)
+    for rc, out, err in results:
+        assert rc == 0, out + err
+    body = json.loads((tmp_path / "event" / "standings.json").read_text())["body"]
+    assert body["complete"] and len(body["rounds"]) == 3
+    assert all(len(r["tables"]) == 4 for r in body["rounds"])
+    meets = [frozenset((t["a"][0], t["b"][0])) for r in body["rounds"] for t in r["tables"]]
+    assert len(meets) == len(set(meets)) == 12
+    proc = verify(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+@pytest.mark.timeout(900)
+def test_tourn_6_15_full_size_danish_9_pairs_with_a_bye(tmp_path: Path) -> None:
+    """The issue's Danish with an odd number of pairs: 9 pairs, 3 rounds of 3 hands, a bye
+    each round and never twice to one line; `tournament verify` exits 0 (TOURN-6, TOURN-10)."""
+    director, port, _ = spawn_director(tmp_path, "--format", "danish", "--rounds", "3",
+                                       "--hands", "3", "--start-when", "18",
+                                       "--strategy", "greedy")
+    bots = subprocess.Popen(_cli("tournament", "bots", f"127.0.0.1:{port}", "18",
+                                 "--strategy", "greedy", "--seed", "9"),
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    results = finish([director, bots], timeout=800)
+    for rc, out, err in results:
+        assert rc == 0, out + err
+    body = json.loads((tmp_path / "event" / "standings.json").read_text())["body"]
+    assert len(body["rounds"]) == 3 and all(len(r["byes"]) == 1 for r in body["rounds"])
+    assert len({r["byes"][0] for r in body["rounds"]}) == 3
+    proc = verify(tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
