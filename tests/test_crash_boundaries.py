@@ -22,13 +22,12 @@ import os
 import random
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prockit import Spawned, cli, private_env, reaper
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
@@ -36,28 +35,15 @@ RUN_SEED = 4601
 SAMPLE = 3
 NAMES = ["ann", "bea", "cid", "dan"]
 
-_SPAWNED: list[subprocess.Popen[str]] = []
+_SPAWNED = Spawned()
+_no_leftover_processes = reaper(_SPAWNED)
 
 
-@pytest.fixture(autouse=True)
-def _no_leftover_processes() -> Iterator[None]:
-    yield
-    while _SPAWNED:
-        proc = _SPAWNED.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-
-
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p_burraco", *args]
+_cli = cli
 
 
 def _env(tmp: Path, kill_at: int | None = None) -> dict[str, str]:
-    env = dict(os.environ)
-    env["XDG_DATA_HOME"] = str(tmp / "xdg")
-    env["HOME"] = str(tmp)
-    env["PYTHONUNBUFFERED"] = "1"
+    env = private_env(tmp)
     env["P2P_BURRACO_TEST_SEED"] = str(RUN_SEED)
     env.pop("P2P_BURRACO_KILL_AT_RECORD", None)
     if kill_at is not None:

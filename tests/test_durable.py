@@ -26,29 +26,18 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from prockit import Spawned, cli, private_env, reaper
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
-_SPAWNED: list[subprocess.Popen[str]] = []
-
-
-@pytest.fixture(autouse=True)
-def _no_leftover_processes() -> Iterator[None]:
-    yield
-    while _SPAWNED:
-        proc = _SPAWNED.pop()
-        if proc.poll() is None:
-            with contextlib.suppress(OSError):
-                proc.send_signal(signal.SIGCONT)
-            proc.kill()
-            proc.wait(10)
+_SPAWNED = Spawned()
+_no_leftover_processes = reaper(_SPAWNED)
 
 
 def _seed() -> int:
@@ -57,16 +46,7 @@ def _seed() -> int:
     return seed
 
 
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p_burraco", *args]
-
-
-def _env(home: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env["XDG_DATA_HOME"] = str(home / "xdg")
-    env["HOME"] = str(home)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
+_cli, _env = cli, private_env
 
 
 class Host:
@@ -155,7 +135,6 @@ def match_dirs(data: Path) -> list[Path]:
 
 
 def verify(d: Path, tmp: Path) -> tuple[int, str]:
-    import contextlib
     import io
 
     from p2p_burraco.cli import main

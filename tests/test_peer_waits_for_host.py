@@ -19,14 +19,13 @@ import random
 import re
 import signal
 import subprocess
-import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from loopback import HoldingController, Loopback, LoopbackConnector, start_table
+from prockit import Spawned, cli, private_env, reaper
 from twisted.internet.error import ConnectionRefusedError
 from twisted.python.failure import Failure
 
@@ -137,30 +136,13 @@ def test_a_seat_back_after_its_match_ended_hears_the_result_and_stops(tmp_path: 
 
 
 # --------------------------------------------------------------------------- processes
-_SPAWNED: list[subprocess.Popen[str]] = []
-
-
-@pytest.fixture
-def _reaper() -> Iterator[None]:
-    yield
-    while _SPAWNED:
-        proc = _SPAWNED.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-
-
-def _env(tmp: Path) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(XDG_DATA_HOME=str(tmp / "xdg"), HOME=str(tmp), PYTHONUNBUFFERED="1")
-    return env
+_SPAWNED = Spawned()
+_reaper = reaper(_SPAWNED, autouse=False)
 
 
 def _spawn(tmp: Path, *args: str) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "p2p_burraco", *args],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env=_env(tmp))
-    _SPAWNED.append(proc)
+    proc = _SPAWNED.popen(cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, env=private_env(tmp))
     os.set_blocking(proc.stdout.fileno(), False)   # type: ignore[union-attr]
     os.set_blocking(proc.stderr.fileno(), False)   # type: ignore[union-attr]
     return proc
