@@ -111,8 +111,10 @@ class LinesControl(UIControl):
     def __init__(self, render: Render, bottom: bool = False,
                  on_scroll: Callable[[int], None] | None = None,
                  more_hint: Callable[[], str] = lambda: "",
-                 lang: Callable[[], str] = lambda: "en") -> None:
+                 lang: Callable[[], str] = lambda: "en", sized: bool = False) -> None:
         self.render = render
+        self.sized = sized
+        """The render looks at the height (else its lines for a width serve every height)."""
         self.bottom = bottom
         self.on_scroll = on_scroll
         self.more_hint = more_hint
@@ -123,6 +125,8 @@ class LinesControl(UIControl):
     def lines(self, width: int, height: int | None) -> list[Line]:
         """The render's lines, computed once per draw and size (the model does not change
         in the middle of a draw)."""
+        if not self.sized:
+            height = None
         d = self._drawn
         if d is not None and d[0] == _DRAW[0] and d[1] == width and d[2] == height:
             return d[3]
@@ -566,7 +570,7 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
                    style="class:hand")
     left = HSplit([table, Window(height=1, char="─", style="class:rule"), staging, hand])
     right = Window(LinesControl(lambda w, h: right_lines(model, w, h),
-                                on_scroll=model.scroll_log),
+                                on_scroll=model.scroll_log, sized=True),
                    width=lambda: right_width(terminal_size()[0]), wrap_lines=False)
     side = Condition(lambda: model.side_panel)       # `set panel off` folds it away
     body = VSplit([left, ConditionalContainer(
