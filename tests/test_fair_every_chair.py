@@ -202,25 +202,35 @@ def test_four_join_peers_each_hold_a_record_that_verifies_alone(tmp_path: Path) 
             if p.poll() is None:
                 p.kill()
                 p.communicate()
+    # verify and history read files: run in this process (the peers and the host above are
+    # the processes under test), through the same `main` as the command line
     own = []
     for i in range(4):
         (d,) = (tmp_path / f"p{i}" / "identities" / f"p{i}" / "matches").iterdir()
         own.append(d)
-        v = subprocess.run(_cli("verify", "--data-dir", str(tmp_path / f"p{i}"), str(d)),
-                           capture_output=True, text=True, timeout=120)
-        assert v.returncode == 0, v.stdout + v.stderr
-        h = subprocess.run(_cli("history", "--data-dir", str(tmp_path / f"p{i}")),
-                           capture_output=True, text=True, timeout=120)
-        assert h.returncode == 0 and "verify: fair" in h.stdout, h.stdout + h.stderr
+        code, out = _main_out("verify", "--data-dir", tmp_path / f"p{i}", d)
+        assert code == 0, out
+        code, out = _main_out("history", "--data-dir", tmp_path / f"p{i}")
+        assert code == 0 and "verify: fair" in out, out
     (hd,) = (host_dir / "matches").iterdir()
     files = [str(f) for d in [hd, *own] for f in sorted(d.glob("hand-*.p2pb"))]
-    v = subprocess.run(_cli("verify", "--data-dir", str(tmp_path / "p0"), *files),
-                       capture_output=True, text=True, timeout=120)
-    assert v.returncode == 0, v.stdout + v.stderr
-    data = json.loads(subprocess.run(
-        _cli("verify", "--json", "--data-dir", str(tmp_path / "p0"), str(own[0])),
-        capture_output=True, text=True, timeout=120).stdout)
-    assert data["verdict"] == "fair"
+    code, out = _main_out("verify", "--data-dir", tmp_path / "p0", *files)
+    assert code == 0, out
+    code, out = _main_out("verify", "--json", "--data-dir", tmp_path / "p0", own[0])
+    assert code == 0 and json.loads(out)["verdict"] == "fair", out
+
+
+def _main_out(*args: str | Path) -> tuple[int, str]:
+    """`p2p-burraco ARGS` run in this process: its exit status and what it printed."""
+    import contextlib
+    import io
+
+    from p2p_burraco.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        code = main([str(a) for a in args])
+    return code, buf.getvalue()
 
 
 

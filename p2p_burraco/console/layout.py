@@ -20,6 +20,7 @@ window ends in "…", never silently cut. At 100×30:
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from prompt_toolkit.application.current import get_app
 from prompt_toolkit.buffer import Buffer
@@ -84,6 +85,23 @@ def too_small() -> bool:
 
 Render = Callable[[int, int | None], list[Line]]
 
+_DRAW = [0]
+"""Which draw of the screen is under way: a LinesControl's lines are computed once per draw
+(prompt-toolkit asks each control's height many times while it divides the rows)."""
+
+
+class OneDraw(FloatContainer):
+    """The root: each draw (or the height asked before it) starts a new draw number, so the
+    lines cached inside a draw are never seen by the next one."""
+
+    def preferred_height(self, width: int, max_available_height: int) -> Dimension:
+        _DRAW[0] += 1
+        return super().preferred_height(width, max_available_height)
+
+    def write_to_screen(self, *args: Any, **kwargs: Any) -> None:
+        _DRAW[0] += 1
+        super().write_to_screen(*args, **kwargs)
+
 
 class LinesControl(UIControl):
     """A control that draws lines computed for the width it is given (prompt-toolkit's
@@ -93,13 +111,28 @@ class LinesControl(UIControl):
     def __init__(self, render: Render, bottom: bool = False,
                  on_scroll: Callable[[int], None] | None = None,
                  more_hint: Callable[[], str] = lambda: "",
-                 lang: Callable[[], str] = lambda: "en") -> None:
+                 lang: Callable[[], str] = lambda: "en", sized: bool = False) -> None:
         self.render = render
+        self.sized = sized
+        """The render looks at the height (else its lines for a width serve every height)."""
         self.bottom = bottom
         self.on_scroll = on_scroll
         self.more_hint = more_hint
         """Said after "↓ N more line(s)" when the lines overflow (how to see them)."""
         self.lang = lang
+        self._drawn: tuple[int, int, int | None, list[Line]] | None = None
+
+    def lines(self, width: int, height: int | None) -> list[Line]:
+        """The render's lines, computed once per draw and size (the model does not change
+        in the middle of a draw)."""
+        if not self.sized:
+            height = None
+        d = self._drawn
+        if d is not None and d[0] == _DRAW[0] and d[1] == width and d[2] == height:
+            return d[3]
+        lines = self.render(width, height)
+        self._drawn = (_DRAW[0], width, height, lines)
+        return lines
 
     def mouse_handler(self, mouse_event: MouseEvent) -> object:
         """The mouse wheel scrolls (the log); anything else is not ours."""
@@ -114,10 +147,10 @@ class LinesControl(UIControl):
 
     def preferred_height(self, width: int, max_available_height: int, wrap_lines: bool,
                          get_line_prefix: object) -> int | None:
-        return len(self.render(width, None))
+        return len(self.lines(width, None))
 
     def create_content(self, width: int, height: int) -> UIContent:
-        lines = self.render(width, height)
+        lines = self.lines(width, height)
         if self.bottom and len(lines) > height:
             lines = lines[len(lines) - height:]
         elif len(lines) > height > 0:      # never cut rows silently: say how many more
@@ -537,7 +570,7 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
                    style="class:hand")
     left = HSplit([table, Window(height=1, char="─", style="class:rule"), staging, hand])
     right = Window(LinesControl(lambda w, h: right_lines(model, w, h),
-                                on_scroll=model.scroll_log),
+                                on_scroll=model.scroll_log, sized=True),
                    width=lambda: right_width(terminal_size()[0]), wrap_lines=False)
     side = Condition(lambda: model.side_panel)       # `set panel off` folds it away
     body = VSplit([left, ConditionalContainer(
@@ -567,7 +600,7 @@ def create_layout(model: ConsoleModel, buffer: Buffer | None = None) -> Layout:
         ConditionalContainer(root, filter=~small),
         ConditionalContainer(_window(too_small_lines), filter=small),
     ])
-    container = FloatContainer(root, floats=[
+    container = OneDraw(root, floats=[
         Float(xcursor=True, ycursor=True, content=CompletionsMenu(max_height=8, scroll_offset=1)),
     ])
     return Layout(container, focused_element=buffer)
