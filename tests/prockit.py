@@ -56,3 +56,87 @@ def reaper(spawned: Spawned, autouse: bool = True) -> Callable[[], Iterator[None
         yield
         spawned.reap()
     return _reap
+
+
+LISTENING = r"listening on 127\.0\.0\.1:(\d+)"
+
+
+class HostProcess:
+    """`p2p-burraco host` in a subprocess (stdout and stderr together), its output followed
+    line by line without blocking; started again with the same command and data directory by
+    `spawn()` (the port it first took is kept)."""
+
+    def __init__(self, spawned: Spawned, tmp: Path, args: list[str], data: Path | None = None,
+                 port: int = 0, listen: bool = True) -> None:
+        self.spawned = spawned
+        self.tmp = tmp
+        self.data = data or tmp / "host"
+        self.args = args
+        self.lines: list[str] = []
+        self.port = port
+        self.spawn(listen=listen)
+
+    def spawn(self, *extra: str, listen: bool = True) -> None:
+        proc = self.spawned.popen(
+            cli("host", "--pause", "0", "--port", str(self.port), "--data-dir", str(self.data),
+                *self.args, *extra),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+            env=private_env(self.tmp))
+        assert proc.stdout is not None
+        os.set_blocking(proc.stdout.fileno(), False)
+        self.proc = proc
+        if listen:
+            import re
+
+            m = re.search(LISTENING, self.wait_for(LISTENING, since=len(self.lines)))
+            assert m is not None
+            self.port = int(m.group(1))
+
+    def read(self) -> None:
+        stream = self.proc.stdout
+        try:
+            chunk = stream.read() if stream is not None else None
+        except (BlockingIOError, TypeError):
+            return
+        if chunk:
+            self.lines.extend(chunk.splitlines())
+
+    def wait_for(self, pattern: str, timeout: float = 60, since: int = 0) -> str:
+        """The first line from `since` on matching `pattern`; an AssertionError with the
+        whole output if none comes in `timeout` seconds or the host exits first."""
+        import re
+        import time
+
+        deadline = time.monotonic() + timeout
+        seen = since
+        while time.monotonic() < deadline:
+            self.read()
+            for line in self.lines[seen:]:
+                if re.search(pattern, line):
+                    return line
+            seen = len(self.lines)
+            if self.proc.poll() is not None:
+                self.read()
+                for line in self.lines[seen:]:
+                    if re.search(pattern, line):
+                        return line
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"no {pattern!r} in host output:\n" + "\n".join(self.lines))
+
+    def kill9(self) -> None:
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.read()                              # what it printed before it died
+
+    def finish(self, timeout: float = 120) -> int:
+        """Its exit status; an AssertionError with its output if it runs past `timeout`."""
+        try:
+            self.proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            self.read()
+            raise AssertionError("host did not finish:\n" + "\n".join(self.lines)) from None
+        self.read()
+        return self.proc.returncode

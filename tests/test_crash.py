@@ -14,130 +14,41 @@ from __future__ import annotations
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from prockit import HostProcess, Spawned, cli, private_env, reaper
 
 pytestmark = [pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
 
-_SPAWNED: list[subprocess.Popen[str]] = []
+_SPAWNED = Spawned()
 """Every process a test started: none outlives its test, pass or fail."""
+_no_leftover_processes = reaper(_SPAWNED)
+_popen, _cli, _env = _SPAWNED.popen, cli, private_env
 
 
-@pytest.fixture(autouse=True)
-def _no_leftover_processes() -> Iterator[None]:
-    yield
-    while _SPAWNED:
-        proc = _SPAWNED.pop()
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-
-
-def _popen(args: list[str], **kw: Any) -> subprocess.Popen[str]:
-    proc = subprocess.Popen(args, **kw)
-    _SPAWNED.append(proc)
-    return proc
-
-
-def _cli(*args: str) -> list[str]:
-    return [sys.executable, "-m", "p2p_burraco", *args]
-
-
-def _env(home: Path) -> dict[str, str]:
-    """A private user data directory (platformdirs follows XDG_DATA_HOME)."""
-    env = dict(os.environ)
-    env["XDG_DATA_HOME"] = str(home / "xdg")
-    env["HOME"] = str(home)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
-
-
-class Host:
-    """`p2p-burraco host` in a subprocess, its output followed line by line."""
+class Host(HostProcess):
+    """`p2p-burraco host` in a subprocess, its output followed line by line
+    (tests/prockit.HostProcess)."""
 
     def __init__(self, tmp: Path, args: list[str], port: int = 0) -> None:
-        self.tmp = tmp
-        self.args = args
-        self.lines: list[str] = []
-        self.port = port
-        self._spawn()
+        super().__init__(_SPAWNED, tmp, args, port=port)
 
-    def _spawn(self) -> subprocess.Popen[str]:
-        proc = _popen(_cli("host", "--pause", "0", "--port", str(self.port), "--data-dir",
-                                     str(self.tmp / "host"), *self.args),
-                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                                env=_env(self.tmp))
-        os.set_blocking(proc.stdout.fileno(), False)   # type: ignore[union-attr]
-        self.proc = proc
-        self._start = len(self.lines)
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            self.read()
-            for line in self.lines[self._start:]:
-                m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-                if m:
-                    self.port = int(m.group(1))
-                    return proc
-            time.sleep(0.05)
-        proc.kill()
-        raise AssertionError("host did not start:\n" + "\n".join(self.lines))
-
-    def read(self) -> None:
-        proc = getattr(self, "proc", None)
-        stream = proc.stdout if proc is not None else None
-        if stream is None:
-            return
-        try:
-            chunk = stream.read()
-        except (BlockingIOError, TypeError):
-            return
-        if chunk:
-            self.lines.extend(chunk.splitlines())
-
-    def wait_for(self, pattern: str, timeout: float = 30) -> str:
-        deadline = time.monotonic() + timeout
-        seen = 0
-        while time.monotonic() < deadline:
-            self.read()
-            for line in self.lines[seen:]:
-                if re.search(pattern, line):
-                    return line
-            seen = len(self.lines)
-            if self.proc.poll() is not None:
-                self.read()
-                break
-            time.sleep(0.02)
-        raise AssertionError(f"no {pattern!r} in host output:\n" + "\n".join(self.lines))
-
-    def kill9(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-        self.read()                              # what it printed before it died
+    def wait_for(self, pattern: str, timeout: float = 30, since: int = 0) -> str:
+        return super().wait_for(pattern, timeout, since)
 
     def restart(self) -> None:
         """The same command again (same port, same data directory)."""
         self.lines.append("--- restarted ---")
-        self._spawn()
+        self.spawn()
 
     def finish(self, timeout: float = 60) -> int:
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            self.read()
-            raise AssertionError("host did not finish:\n" + "\n".join(self.lines)) from None
-        self.read()
-        return self.proc.returncode
+        return super().finish(timeout)
 
 
 def join(tmp: Path, port: int, *extra: str) -> subprocess.Popen[str]:

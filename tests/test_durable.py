@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from prockit import Spawned, cli, private_env, reaper
+from prockit import HostProcess, Spawned, cli, private_env, reaper
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
@@ -49,74 +49,12 @@ def _seed() -> int:
 _cli, _env = cli, private_env
 
 
-class Host:
-    """`p2p-burraco host` in a subprocess, its output (stdout and stderr) line by line."""
+class Host(HostProcess):
+    """`p2p-burraco host --no-announce` in a subprocess (tests/prockit.HostProcess)."""
 
     def __init__(self, tmp: Path, args: list[str], data: Path | None = None,
                  listen: bool = True) -> None:
-        self.tmp = tmp
-        self.data = data or tmp / "host"
-        self.args = args
-        self.lines: list[str] = []
-        self.port = 0
-        self.spawn(listen=listen)
-
-    def spawn(self, *extra: str, listen: bool = True) -> None:
-        proc = subprocess.Popen(
-            _cli("host", "--pause", "0", "--port", str(self.port), "--data-dir", str(self.data),
-                 "--no-announce", *self.args, *extra),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=_env(self.tmp))
-        _SPAWNED.append(proc)
-        os.set_blocking(proc.stdout.fileno(), False)   # type: ignore[union-attr]
-        self.proc = proc
-        if listen:
-            line = self.wait_for(r"listening on 127\.0\.0\.1:(\d+)")
-            m = re.search(r"listening on 127\.0\.0\.1:(\d+)", line)
-            assert m is not None
-            self.port = int(m.group(1))
-
-    def read(self) -> None:
-        stream = self.proc.stdout
-        try:
-            chunk = stream.read() if stream is not None else None
-        except (BlockingIOError, TypeError):
-            return
-        if chunk:
-            self.lines.extend(chunk.splitlines())
-
-    def wait_for(self, pattern: str, timeout: float = 60, since: int = 0) -> str:
-        deadline = time.monotonic() + timeout
-        seen = since
-        while time.monotonic() < deadline:
-            self.read()
-            for line in self.lines[seen:]:
-                if re.search(pattern, line):
-                    return line
-            seen = len(self.lines)
-            if self.proc.poll() is not None:
-                self.read()
-                for line in self.lines[seen:]:
-                    if re.search(pattern, line):
-                        return line
-                break
-            time.sleep(0.02)
-        raise AssertionError(f"no {pattern!r} in host output:\n" + "\n".join(self.lines))
-
-    def kill9(self) -> None:
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-        self.read()
-
-    def finish(self, timeout: float = 120) -> int:
-        try:
-            self.proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            self.read()
-            raise AssertionError("host did not finish:\n" + "\n".join(self.lines)) from None
-        self.read()
-        return self.proc.returncode
+        super().__init__(_SPAWNED, tmp, ["--no-announce", *args], data, listen=listen)
 
 
 def join(tmp: Path, port: int, name: str) -> subprocess.Popen[str]:
