@@ -31,7 +31,8 @@ from ..wire import Frame, PreparedFrame, WireError
 from .bugs import guarded
 
 if TYPE_CHECKING:
-    from .host import HostConnection, HostNode
+    from .host import HostConnection
+    from .roomhost import RoomHost
 
 log = logging.getLogger("p2p_burraco.net.host")
 
@@ -59,7 +60,7 @@ class SeatSlot:
 class TableRoom:
     """One table: its seats, its match and the HostTable that referees it."""
 
-    def __init__(self, node: HostNode, table_id: str, game: str, variant: str | None,
+    def __init__(self, node: RoomHost, table_id: str, game: str, variant: str | None,
                  players: int | None, target: int | None, hands: int | None,
                  options: dict[str, Any], rules: TableRules | None = None) -> None:
         from ..games import get_game
@@ -116,7 +117,7 @@ class TableRoom:
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
-    def restore(cls, node: HostNode, loaded: LoadedMatch) -> TableRoom:
+    def restore(cls, node: RoomHost, loaded: LoadedMatch) -> TableRoom:
         """The room of an unfinished match, rebuilt from its journal (every seat away)."""
         header = loaded.header
         config = MatchConfig.from_wire(header["config"])
