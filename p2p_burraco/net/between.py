@@ -10,13 +10,16 @@ seat away between hands still gets its grace (TABLE-6) as before.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .roomhost import RoomHost
 
 
 class HandPause:
     """When the next deal of one table may start: `seconds` after the last hand closed."""
 
-    def __init__(self, node: Any) -> None:
+    def __init__(self, node: RoomHost) -> None:
         self.node = node
         config = getattr(node, "config", None)
         self.seconds = max(0.0, float(getattr(config, "pause_between", 0.0) or 0.0))

@@ -176,7 +176,7 @@ def stall(node: HostNode, room: TableRoom, exc: DiskFull, abort: bool = False) -
         conn, slot.conn = slot.conn, None
         if conn is None:
             continue
-        conn.room, conn.seat = None, None
+        room.unseat(conn)
         if abort and conn.transport is not None:
             conn.transport.abortConnection()  # type: ignore[attr-defined]  # a TCP transport (ITCPTransport) has it
         else:

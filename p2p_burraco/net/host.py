@@ -430,8 +430,7 @@ class Lobby:
             del self.said[key]
         for slot in room.slots:
             if slot.conn is not None:
-                slot.conn.room = None
-                slot.conn.seat = None
+                room.unseat(slot.conn)
 
     def seat_of(self, identity: bytes) -> tuple[TableRoom | None, int | None]:
         """The table and seat this identity holds (a match not over), if any."""

@@ -31,7 +31,8 @@ from ..wire import Frame, PreparedFrame, WireError
 from .bugs import guarded
 
 if TYPE_CHECKING:
-    from .host import HostConnection, HostNode
+    from .host import HostConnection
+    from .roomhost import RoomHost
 
 log = logging.getLogger("p2p_burraco.net.host")
 
@@ -59,7 +60,7 @@ class SeatSlot:
 class TableRoom:
     """One table: its seats, its match and the HostTable that referees it."""
 
-    def __init__(self, node: HostNode, table_id: str, game: str, variant: str | None,
+    def __init__(self, node: RoomHost, table_id: str, game: str, variant: str | None,
                  players: int | None, target: int | None, hands: int | None,
                  options: dict[str, Any], rules: TableRules | None = None) -> None:
         from ..games import get_game
@@ -116,7 +117,7 @@ class TableRoom:
 
     # --- restoring a match after a restart ------------------------------------------------
     @classmethod
-    def restore(cls, node: HostNode, loaded: LoadedMatch) -> TableRoom:
+    def restore(cls, node: RoomHost, loaded: LoadedMatch) -> TableRoom:
         """The room of an unfinished match, rebuilt from its journal (every seat away)."""
         header = loaded.header
         config = MatchConfig.from_wire(header["config"])
@@ -208,7 +209,7 @@ class TableRoom:
         slot.name, slot.identity, slot.conn = conn.peer_name, conn.peer_identity, conn
         slot.bot_name = self.node.own_bot_name(conn.peer_identity)
         slot.bot = slot.bot_name is not None
-        conn.room, conn.seat = self, seat
+        self.seat_connection(seat, conn)
         conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
         self.node.say(f"{self.id}: {slot.name} sits at seat {seat}"
                       + (" (a host bot)" if slot.bot else ""))
@@ -224,9 +225,19 @@ class TableRoom:
                             "the match has started: seats are fixed until it ends", ref=ref)
         assert conn.seat is not None
         self.slots[conn.seat] = SeatSlot()
-        conn.room, conn.seat = None, None
+        self.unseat(conn)
         conn.send("left", {"table": self.id})
         self.broadcast_lobby()
+
+    def seat_connection(self, seat: int, conn: HostConnection) -> None:
+        """`conn` now sits at `seat` of this room. The one writer of `conn.room`/`conn.seat`
+        (with `unseat`): which connection sits where is decided here and nowhere else."""
+        conn.room, conn.seat = self, seat
+
+    @staticmethod
+    def unseat(conn: HostConnection) -> None:
+        """`conn` sits at no table any more (it left, its table ended or stalled)."""
+        conn.room, conn.seat = None, None
 
     def broadcast_lobby(self) -> None:
         info = self.info()
@@ -518,7 +529,7 @@ class TableRoom:
         slot.away = None
         slot.conn = conn
         slot.syncing = self.driver is not None     # until its resync is answered
-        conn.room, conn.seat = self, seat
+        self.seat_connection(seat, conn)
         self.node.say(f"{self.id}: {slot.name} (seat {seat}) is back")
         self.send_to(None, "seat_status", {"seat": seat, "connected": True, "grace_ms": None})
         conn.send("seated", {"table": self.id, "seat": seat, "info": self.info()})
