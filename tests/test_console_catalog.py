@@ -106,3 +106,17 @@ def test_the_recent_matches_panel_reads_in_italian() -> None:
         "2026-12-03 20:00  35403b29ab12  burraco fibur: Ann+Cy 2110 | Bob+Di 800; "
         "vince Ann+Cy (obiettivo raggiunto); 5 mani; verifica: regolare; bot: Bob (heuristic)")
     assert engine_text("it", "no finished matches in the history yet").startswith("ancora")
+
+
+def test_the_hosts_disk_and_bug_sentences_read_in_italian() -> None:
+    """What a host says when its disk fails or it hits a bug, and a seat's own bug, reach an
+    Italian console in Italian (issues 46, 50)."""
+    from p2p_burraco.errors import BUG_MARK
+    from p2p_burraco.net.host import DISK_FULL_MESSAGE
+
+    assert engine_text("it", DISK_FULL_MESSAGE).startswith("l'host non riesce a scrivere")
+    host_bug = f"the host hit an {BUG_MARK}: KeyError: 'x'; the traceback is in /tmp/b.txt"
+    assert engine_text("it", host_bug).startswith("l'host ha incontrato un errore interno")
+    assert engine_text("it", f"{BUG_MARK}: KeyError: 'x'").startswith("errore interno")
+    differs = "the host's log of this hand differs at entry 7 from the one this seat holds"
+    assert engine_text("it", differs).endswith("alla voce 7")
