@@ -283,6 +283,19 @@ def save_lobby(node: HostNode) -> None:
     node._lobby_saved = tables  # type: ignore[attr-defined]
 
 
+class LobbyRecord:
+    """`lobby.json` as one of what a reactor turn makes durable before its replies leave
+    (`HostNode.durable`): a request that seats or unseats someone marks it, the turn's output
+    is held, and its `sync` writes the file before the group is released — so nobody is told
+    a seat the file does not hold."""
+
+    def __init__(self, node: HostNode) -> None:
+        self.node = node
+
+    def sync(self) -> None:
+        save_lobby(self.node)
+
+
 def restore_lobby(node: HostNode) -> None:
     """At start: the waiting tables a previous run left, each seat held for its player (a
     host bot's restarted) for the grace period; a table whose options are this start's

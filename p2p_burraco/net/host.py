@@ -304,6 +304,9 @@ class HostConnection(FrameProtocol):
             raise WireError("msg.wrong_sender", f"{t!r} is not a request a host serves",
                             ref=frame.seq)
         self.charge_request(frame)
+        if t in ("join_table", "leave_table", "create_table"):
+            # who sits where outlives a restart: the replies wait for lobby.json
+            self.node.durable(self.node.lobby_record)
         try:
             handler(self, frame)
         except DiskFull as exc:                 # a match's first record
@@ -314,11 +317,6 @@ class HostConnection(FrameProtocol):
                 return                          # seated; the match starts once it can write
             raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True,
                             ref=frame.seq) from None
-        finally:
-            if t in ("join_table", "leave_table", "create_table"):
-                from .durability import save_lobby
-
-                save_lobby(self.node)           # who sits where outlives a restart
 
     def failed_handling(self, exc: Exception, mtype: str, seq: int) -> None:
         from .bugs import host_bug
@@ -585,6 +583,10 @@ class HostNode(ServerFactory):
         self._disk_watch: IDelayedCall | None = None
         self.records = 0
         """Journal events appended by this run of the host."""
+        from .durability import LobbyRecord
+
+        self.lobby_record = LobbyRecord(self)
+        """lobby.json, written before the replies of a turn that seated someone leave."""
         self.ended: OrderedDict[bytes, tuple[str, int, dict[str, Any]]] = OrderedDict()
         """identity → (table, seat, match_end body) of the latest matches that ended, so a
         seat that returns after its match ended hears the result and stops (bounded)."""
