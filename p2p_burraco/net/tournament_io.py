@@ -63,7 +63,7 @@ class StandingsPage(Resource):
     isLeaf = True
 
     def __init__(self, event: Any) -> None:
-        super().__init__()  # type: ignore[no-untyped-call]
+        super().__init__()  # type: ignore[no-untyped-call]  # twisted.web's Resource is untyped
         self.event = event
 
     def render_GET(self, request: Any) -> bytes:
@@ -86,7 +86,7 @@ class StandingsPage(Resource):
 
 def serve_standings(reactor: Any, event: Any, port: int, bind: str) -> IListeningPort:
     """Listen for the standings page on the host's address."""
-    site = Site(StandingsPage(event))  # type: ignore[no-untyped-call]
+    site = Site(StandingsPage(event))  # type: ignore[no-untyped-call]  # twisted.web's Site is untyped
     listening: IListeningPort = reactor.listenTCP(port, site, interface=bind)
     return listening
 
@@ -115,5 +115,5 @@ class _Director(LineReceiver):
 def director_console(reactor: Any, event: Any,
                      handle: Callable[[Any, str], tuple[str, bool]]) -> Any:
     """Read the director's commands line by line from the terminal."""
-    return stdio.StandardIO(_Director(reactor, event, handle),  # type: ignore[no-untyped-call]
+    return stdio.StandardIO(_Director(reactor, event, handle),  # type: ignore[no-untyped-call]  # Twisted's StandardIO is untyped
                             reactor=reactor)

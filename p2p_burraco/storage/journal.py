@@ -336,7 +336,9 @@ def salvage(problem: MatchProblem) -> str:
             start = cps[-1] if cps else 0
             keep = [found[0][1]] + ([found[start][1]] if cps else [])
             if cps:
-                hand_no = int(events[start][1].get("hand_no", 0))  # type: ignore[union-attr]
+                checkpoint = events[start][1]
+                assert checkpoint is not None     # `cps` holds only records that unpacked
+                hand_no = int(checkpoint.get("hand_no", 0))
             for j in range(start + 1, len(events)):
                 at, ev = events[j]
                 prev_end = found[j - 1][0] + 8 + len(found[j - 1][1])
