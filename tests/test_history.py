@@ -225,7 +225,10 @@ def test_hist_2_a_writer_killed_mid_write_leaves_a_readable_database(tmp_path: P
                             stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None
     assert proc.stdout.readline().strip() == "writing"
-    time.sleep(0.15)
+    seed = int(os.environ.get("P2P_BURRACO_KILL_SEED", "2"))
+    moment = random.Random(seed).uniform(0.05, 0.3)   # inside a later match's transaction
+    print(f"kill seed {seed}: SIGKILL {moment:.3f} s after the second match was written")
+    time.sleep(moment)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     with History(path) as h:
