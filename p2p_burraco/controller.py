@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from .games.base import Action, HandResult, HandState, Seat
+from .table.events import SeatEvent
 
 Submit = Callable[[Action], None]
 
@@ -27,8 +28,9 @@ class SeatController(Protocol):
     def rejected(self, state: HandState, seat: Seat, error: str) -> None:
         """The last submitted action was refused (error text names the rule id)."""
 
-    def notify(self, event: dict[str, Any]) -> None:
-        """Something public happened (an action, a reveal, a progress step, a log line)."""
+    def notify(self, event: SeatEvent) -> None:
+        """Something public happened (an action, a progress step, a log line…): one of the
+        typed values of `table.events`."""
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
         """The hand is over: its score and the audit verdict ('fair' or who deviated)."""

@@ -24,6 +24,7 @@ from twisted.python.failure import Failure
 from p2p_burraco import wire
 from p2p_burraco.net import identity
 from p2p_burraco.net.framing import FrameProtocol
+from p2p_burraco.table.events import SeatEvent
 from p2p_burraco.wire import Frame
 
 
@@ -258,7 +259,7 @@ class HoldingController:
         self.rejections.append(error)
         self.inner.rejected(state, seat, error)
 
-    def notify(self, event: dict[str, Any]) -> None:
+    def notify(self, event: SeatEvent) -> None:
         self.inner.notify(event)
 
     def hand_ended(self, state: Any, result: Any, verdict: str) -> None:

@@ -12,6 +12,16 @@ from test_console_driver import Driver, local_table, render_screen, run_driven
 from p2p_burraco.console.commands import help_lines, lookup, run_command
 from p2p_burraco.console.model import ConsoleModel, format_ms
 from p2p_burraco.games import get_game
+from p2p_burraco.table.events import (
+    ActionPlayed,
+    ClockNotice,
+    ErrorNotice,
+    HandVoided,
+    LinkStatus,
+    SeatsChanged,
+    StandingsChanged,
+    TableLine,
+)
 
 
 class FakeTime:
@@ -29,14 +39,14 @@ def clocked(game: str = "burraco", seat: int = 0) -> tuple[ConsoleModel, FakeTim
     now = FakeTime()
     model.now = now
     n = 4 if game == "burraco" else 2
-    model.notify({"type": "seats", "names": ["Ann", "Bob", "Cy", "Di"][:n], "you": seat})
+    model.notify(SeatsChanged(("Ann", "Bob", "Cy", "Di")[:n], you=seat))
     return model, now
 
 
 def clock(seat: int | None, ms: int | None, kind: str = "turn", warn_ms: int = 20_000,
-          match_ms: list[int] | None = None) -> dict[str, Any]:
-    return {"type": "clock", "seat": seat, "kind": kind if seat is not None else "none",
-            "ms": ms, "match_ms": match_ms or [], "warn_ms": warn_ms}
+          match_ms: list[int] | None = None) -> ClockNotice:
+    return ClockNotice(seat, kind if seat is not None else "none", ms,
+                       tuple(match_ms or ()), warn_ms)
 
 
 def fresh_hand(game: str = "burraco", players: int = 4) -> Any:
@@ -130,17 +140,17 @@ def test_host_unreachable_pauses_the_clocks_and_shows_a_banner() -> None:
     model, now = clocked()
     model.notify(clock(1, 40_000))
     now.t += 10
-    model.notify({"type": "status", "text": "host unreachable, retrying… (0 s so far)"})
+    model.notify(LinkStatus("host unreachable, retrying… (0 s so far)"))
     assert model.status == "reconnecting…" and model.clock_paused
     style, text = model.banner() or ("", "")
     assert style == "banner.link" and "host unreachable, retrying" in text and "paused" in text
     now.t += 30
-    model.notify({"type": "status", "text": "host unreachable, retrying… (30 s so far)"})
+    model.notify(LinkStatus("host unreachable, retrying… (30 s so far)"))
     assert model.clock_text() == "Bob's move 0:30, paused"
     retries = [ln for ln in model.log if "unreachable" in ln.text]
     assert len(retries) == 1 and "30 s so far" in retries[0].text
     assert retries[0].style == "log.link"
-    model.notify({"type": "status", "text": "back at t1 as seat 0"})
+    model.notify(LinkStatus("back at t1 as seat 0"))
     assert model.status == "online" and model.link_alert is None and model.banner() is None
     assert model.clock_text() == "Bob's move 0:30"
     now.t += 5
@@ -156,7 +166,7 @@ def test_a_restarted_peer_redraws_the_same_hand() -> None:
     table does."""
     model, table = local_table("burraco", seed=4)
     table.start()
-    replayed = [{"type": "action", "seat": s, "action": str(a)} for s, a in table.actions]
+    replayed = [ActionPlayed(s, str(a)) for s, a in table.actions]
     assert replayed, "the bots moved before our turn"
     before = [ln.text for ln in model.log if ln.action is not None]
     hand_no = model.hand_no
@@ -176,9 +186,9 @@ def test_a_restarted_peer_redraws_the_same_hand() -> None:
     assert [r[:left] for r in after[1:-3]] == [r[:left] for r in screen[1:-3]]
 
     fresh = ConsoleModel("Ann", game="burraco")
-    fresh.notify({"type": "seats", "names": table.names, "you": 0})
-    fresh.notify({"type": "standings", "sides": [[0, 2], [1, 3]], "totals": [0, 0],
-                  "hands": 2, "voids": 0})
+    fresh.notify(SeatsChanged(tuple(table.names), you=0))
+    fresh.notify(StandingsChanged({"sides": [[0, 2], [1, 3]], "totals": [0, 0],
+                                   "hands": 2, "voids": 0}))
     fresh.hand_started(table.replicas[0], 0)
     for event in replayed:
         fresh.notify(event)
@@ -189,12 +199,10 @@ def test_a_restarted_peer_redraws_the_same_hand() -> None:
 
 def test_a_new_hand_is_not_taken_for_a_restart() -> None:
     model = ConsoleModel("Ann", game="burraco")
-    model.notify({"type": "standings", "sides": [[0, 2], [1, 3]], "totals": [0, 0],
-                  "hands": 0})
+    model.notify(StandingsChanged({"sides": [[0, 2], [1, 3]], "totals": [0, 0], "hands": 0}))
     model.hand_started(fresh_hand(), 0)
     assert model.hand_no == 1
-    model.notify({"type": "standings", "sides": [[0, 2], [1, 3]], "totals": [0, 0],
-                  "hands": 1})
+    model.notify(StandingsChanged({"sides": [[0, 2], [1, 3]], "totals": [0, 0], "hands": 1}))
     model.hand_started(fresh_hand(), 0)   # the end of hand 1 never reached us
     assert model.hand_no == 2
     assert not any("resumed" in ln.text for ln in model.log)
@@ -205,10 +213,10 @@ def test_timeouts_and_host_faults_stand_out_in_the_log() -> None:
     """TABLE-3, TABLE-10: timeouts (named, with their rule), the bot playing for us, and a
     host at fault are logged in their own styles; a host at fault also takes the banner."""
     model, _ = clocked()
-    model.notify({"type": "log", "text": "seat 1 ran out of time (turn)"})
-    model.notify({"type": "log", "text": "time ran out: the bot plays draw for you [TABLE-3]"})
-    model.notify({"type": "log", "text": "seat 0 ran out of time (match_clock)"})
-    model.notify({"type": "void", "text": "the hand is void: bad_card pos 3"})
+    model.notify(TableLine("seat 1 ran out of time (turn)"))
+    model.notify(TableLine("time ran out: the bot plays draw for you [TABLE-3]"))
+    model.notify(TableLine("seat 0 ran out of time (match_clock)"))
+    model.notify(HandVoided("the hand is void: bad_card pos 3"))
     lines = {ln.text: ln.style for ln in model.log}
     assert lines["Bob ran out of time (move)"] == "log.timeout"     # names, no seat numbers
     assert lines["time ran out: the bot plays draw for you"] == "log.timeout"
@@ -217,7 +225,7 @@ def test_timeouts_and_host_faults_stand_out_in_the_log() -> None:
     assert model.message and "your time ran out" in model.message
     fault = "the host is at fault: a timeout of a seat that owed nothing — this match " \
             "stops here [TABLE-10]"
-    model.notify({"type": "error", "text": fault})
+    model.notify(ErrorNotice(fault))
     shown = fault.removesuffix(" [TABLE-10]")               # a player line: no rule id
     assert model.log[-1].text == shown and model.log[-1].style == "log.fault"
     assert model.banner() == ("banner.fault", shown)
@@ -231,7 +239,7 @@ def test_our_timeout_ends_our_turn_in_the_console() -> None:
     model, table = local_table("burraco", seed=4)
     table.start()
     assert model.my_turn
-    model.notify({"type": "log", "text": "seat 0 ran out of time (turn)"})
+    model.notify(TableLine("seat 0 ran out of time (turn)"))
     assert not model.my_turn and not model.staged
 
 

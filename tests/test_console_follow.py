@@ -9,6 +9,7 @@ from test_console_driver import Driver, local_table, render_screen, run_driven
 from p2p_burraco.console.layout import run_line, scroll_window
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.console.views import clip, display_width, text_width, wrap_text
+from p2p_burraco.table.events import ChatSaid
 
 PGUP = "\x1b[5~"
 
@@ -64,7 +65,7 @@ def test_display_width_counts_emoji_and_accents_as_the_terminal_does() -> None:
 def test_a_chat_line_with_an_emoji_is_not_cut_in_the_log() -> None:
     model, table = local_table("burraco", seed=4)
     table.start()
-    model.notify({"type": "chat", "seat": 1, "text": "🎉🎉 bravi tutti"})
+    model.notify(ChatSaid(1, "Bot1", "🎉🎉 bravi tutti"))
     right = [r[80 - 26:] for r in render_screen(model, 80, 24)]
     assert any("💬 Bot1: 🎉🎉 bravi tutti" in r for r in right), "\n".join(right)
 

@@ -51,7 +51,7 @@ def seated_console(kit: Kit, tmp_path: Path, hints: bool, lang: str = "en"
     model = ConsoleModel("Ann", game="briscola", lang=lang)
     peer = kit.call(connect_peer, kit.reactor, host, port, "Ann", model, None,
                     tmp_path / "ann", table=room.id, seat=0)
-    wait(kit, lambda: model.lobby_table.get("id") is not None)
+    wait(kit, lambda: model.lobby_table is not None and model.lobby_table.id is not None)
     return node, model, peer
 
 

@@ -5,6 +5,7 @@ it costs, and a confirmed quit is a signed `abandon` (TABLE-9), never a silent f
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from typing import Any
 
 from test_console_driver import Driver, local_table, render_screen, run_driven
@@ -12,6 +13,7 @@ from test_console_driver import Driver, local_table, render_screen, run_driven
 from p2p_burraco.console import settle_abandon
 from p2p_burraco.console.catalog import t
 from p2p_burraco.console.model import QUIT_QUESTION, QUIT_QUESTION_OFFLINE, ConsoleModel
+from p2p_burraco.table.events import LobbySeat, SeatsChanged, TableInfo
 
 
 def test_table_9_a_confirmed_quit_mid_match_is_an_abandon() -> None:
@@ -74,19 +76,19 @@ def test_a_confirmed_quit_waits_for_the_abandon_to_reach_the_host() -> None:
 
 
 LOBBY = [
-    {"seat": 0, "name": "Ann", "bot": False, "connected": True, "key": "1a2b3c4d"},
-    {"seat": 1, "name": "heuristic bot", "bot": True, "connected": True, "key": "99aa00ff"},
-    {"seat": 2, "name": None, "bot": False, "connected": False, "key": None},
-    {"seat": 3, "name": "Bob", "bot": False, "connected": False, "key": "beefcafe"},
+    LobbySeat(0, "Ann", bot=False, connected=True, key="1a2b3c4d"),
+    LobbySeat(1, "heuristic bot", bot=True, connected=True, key="99aa00ff"),
+    LobbySeat(2, None, bot=False, connected=False, key=None),
+    LobbySeat(3, "Bob", bot=False, connected=False, key="beefcafe"),
 ]
 
 
 def test_the_waiting_screen_lists_who_is_seated_and_the_free_seats() -> None:
     model = ConsoleModel("Ann", game="burraco")
     model.status = "online"
-    model.notify({"type": "seats", "names": ["Ann", "heuristic bot", "seat 2", "Bob"],
-                  "you": 0, "seats": LOBBY,
-                  "table": {"id": "t1", "game": "burraco", "variant": "fibur"}})
+    model.notify(SeatsChanged(("Ann", "heuristic bot", "seat 2", "Bob"), you=0,
+                              seats=tuple(LOBBY),
+                              table=TableInfo(id="t1", game="burraco", variant="fibur")))
     for columns, rows in ((80, 24), (160, 48)):
         text = "\n".join(render_screen(model, columns, rows))
         assert "table t1 · burraco · fibur" in text
@@ -96,8 +98,8 @@ def test_the_waiting_screen_lists_who_is_seated_and_the_free_seats() -> None:
         assert "seat 3  Bob  (person, away)  key beefcafe" in text
         assert "waiting for 1 more player(s): seat(s) 2 free" in text
         assert "waiting for -" not in text
-    model.notify({"type": "seats", "names": ["Ann", "b", "Cy", "Bob"], "you": 0,
-                  "seats": [dict(s, name=s["name"] or "Cy") for s in LOBBY]})
+    model.notify(SeatsChanged(("Ann", "b", "Cy", "Bob"), you=0,
+                              seats=tuple(replace(s, name=s.name or "Cy") for s in LOBBY)))
     assert model.turn_hint() == "everyone is seated: waiting for the deal"
 
 
@@ -107,6 +109,6 @@ def test_the_peer_tells_the_console_who_sits_where_with_fingerprints() -> None:
 
     key = bytes(range(32))
     assert lobby_seat({"seat": 1, "name": "Bob", "identity": key, "bot": False,
-                       "connected": True}) == {"seat": 1, "name": "Bob", "bot": False,
-                                               "connected": True, "key": fingerprint(key)}
-    assert lobby_seat({"seat": 2, "name": None, "identity": None})["key"] is None
+                       "connected": True}) == LobbySeat(1, "Bob", bot=False, connected=True,
+                                                        key=fingerprint(key))
+    assert lobby_seat({"seat": 2, "name": None, "identity": None}).key is None

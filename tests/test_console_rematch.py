@@ -75,8 +75,8 @@ def test_table_16_a_rematch_when_every_person_asks(kit: Kit, tmp_path: Path) -> 
         first = [list(o.result.points) for o in ann.outcomes]
         assert first and "rematch" in (ann.message or "")
         assert kit.call(run_command, ann, "rematch")
-        wait(kit, lambda: ann.lobby_table.get("id") not in (None, "t1"))
-        new_table = ann.lobby_table["id"]
+        wait(kit, lambda: ann.lobby_table is not None and ann.lobby_table.id not in (None, "t1"))
+        new_table = ann.lobby_table.id
         # a stranger may not take Bob's kept seat, nor sit by asking for the rematch
         cy = Client(node.address(), name="Cy")
         cy.handshake()
@@ -91,7 +91,7 @@ def test_table_16_a_rematch_when_every_person_asks(kit: Kit, tmp_path: Path) -> 
         assert kit.call(run_command, bob, "rivincita")   # everyone has asked: it is on
         wait(kit, lambda: ann.my_turn or bob.my_turn)
         assert kit.call(lambda: room.status) == "playing"
-        assert (ann.seat, bob.seat) == (0, 1) and bob.lobby_table["id"] == new_table
+        assert (ann.seat, bob.seat) == (0, 1) and bob.lobby_table.id == new_table
         assert ann.outcomes == [] and ann.hand_no == 1          # a new match, afresh
         assert any("rematch asked" in ln.text for ln in ann.log)
         play_out(kit, [ann, bob])
@@ -123,7 +123,7 @@ def test_table_16_the_hosts_bots_sit_down_again_at_once(kit: Kit, tmp_path: Path
         play_out(kit, [ann])
         assert kit.call(run_command, ann, "rivincita")
         wait(kit, lambda: ann.my_turn or ann.hand_no == 1)
-        new_table = ann.lobby_table["id"]
+        new_table = ann.lobby_table.id
         assert new_table != "t1"
         room = kit.call(lambda: node.lobby.tables[new_table])
         assert kit.call(lambda: room.status) == "playing"

@@ -18,6 +18,15 @@ from p2p_burraco.console import run_console_peer
 from p2p_burraco.console.model import ConsoleModel, hand_positions
 from p2p_burraco.games import get_game
 from p2p_burraco.selfplay import deal_known
+from p2p_burraco.table.events import (
+    ActionPlayed,
+    DealProgress,
+    ErrorNotice,
+    LinkStatus,
+    SeatsChanged,
+    StandingsChanged,
+    TablesListed,
+)
 
 
 def fresh_hand(game: str = "burraco", players: int = 4) -> Any:
@@ -39,9 +48,9 @@ def test_progress_line_while_the_deal_runs() -> None:
     for pos in mine[:5]:
         replica.learn(pos, full.card_at(pos))
     assert f"] 5/{len(mine)}" in model.deal_progress()
-    model.notify({"type": "progress", "text": "shuffle pass", "done": 2, "total": 4})
+    model.notify(DealProgress("shuffle pass", 2, 4))
     assert model.deal_progress().startswith("shuffle pass") and "2/4" in model.deal_progress()
-    model.notify({"type": "progress", "text": "shuffle pass", "done": 4, "total": 4})
+    model.notify(DealProgress("shuffle pass", 4, 4))
     for pos in mine[5:]:
         replica.learn(pos, full.card_at(pos))
     assert model.deal_progress() is None
@@ -49,21 +58,22 @@ def test_progress_line_while_the_deal_runs() -> None:
 
 def test_table_events_reach_the_screen_model() -> None:
     model = ConsoleModel("Ann")
-    model.notify({"type": "seats", "names": ["Ann", "Bob", "Cy", "Di"], "you": 0})
-    model.notify({"type": "status", "text": "connected to 10.0.0.2:7777 as seat 0 of t1"})
-    model.notify({"type": "standings", "sides": [[0, 2], [1, 3]], "totals": [120, 340],
-                  "target": 2005, "hands": 1, "over": False, "winner": None})
-    model.notify({"type": "error", "text": "table.bad_action: nope"})
-    model.notify({"type": "tables", "tables": []})  # not for the screen: ignored
+    model.notify(SeatsChanged(("Ann", "Bob", "Cy", "Di"), you=0))
+    model.notify(LinkStatus("connected to 10.0.0.2:7777 as seat 0 of t1"))
+    model.notify(StandingsChanged({"sides": [[0, 2], [1, 3]], "totals": [120, 340],
+                                   "target": 2005, "hands": 1, "over": False,
+                                   "winner": None}))
+    model.notify(ErrorNotice("table.bad_action: nope"))
+    model.notify(TablesListed(()))  # not for the screen: ignored
     assert model.seat_name(1) == "Bob" and model.seat_name(0) == "Ann"
     assert model.status == "online"
     assert model.score_brief() == "A* 120 · B 340 → 2005"
     assert model.error == "table.bad_action: nope"
-    model.notify({"type": "status", "text": "connection lost, reconnecting…"})
+    model.notify(LinkStatus("connection lost, reconnecting…"))
     assert model.status == "reconnecting…"
-    model.notify({"type": "status", "text": "host unreachable, retrying… (4 s so far)"})
+    model.notify(LinkStatus("host unreachable, retrying… (4 s so far)"))
     assert model.status == "reconnecting…" and model.banner() is not None
-    model.notify({"type": "status", "text": "back at t1 as seat 0"})
+    model.notify(LinkStatus("back at t1 as seat 0"))
     assert model.status == "online" and model.banner() is None
 
 
@@ -258,7 +268,7 @@ def test_queued_steps_survive_a_table_that_replaces_its_hand() -> None:
     shown = model.view_state.player_view(seat)["melds"]
     table_hand = table_hand.copy()
     table_hand.apply(seat, meld)              # the table applies it to a new object
-    model.notify({"type": "action", "seat": seat, "action": str(meld)})
+    model.notify(ActionPlayed(seat, str(meld)))
     assert model.error is None, model.error
     assert [s.text for s in model.outbox] == [str(attach)]
     assert model.view_state.player_view(seat)["melds"] == shown
@@ -267,7 +277,7 @@ def test_queued_steps_survive_a_table_that_replaces_its_hand() -> None:
     # a table that says which hand is current in the event itself
     after = table_hand.copy()
     after.apply(seat, attach)
-    model.notify({"type": "action", "seat": seat, "action": str(attach), "state": after})
+    model.notify(ActionPlayed(seat, str(attach), after))
     assert model.state is after and model.error is None and model.preview is None
 
 

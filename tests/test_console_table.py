@@ -14,6 +14,7 @@ from test_console_layout import play_our_turns
 from p2p_burraco.console.commands import help_lines, run_command
 from p2p_burraco.console.layout import COMPACT_RIGHT, RIGHT_WIDTH, score_lines
 from p2p_burraco.console.model import ConsoleModel
+from p2p_burraco.table.events import ActionPlayed, ErrorNotice, TableLine
 
 
 def right_column(screen: list[str], columns: int = 100) -> str:
@@ -90,9 +91,9 @@ def test_a_face_down_pozzetto_is_counted_beside_its_seat() -> None:
 def test_names_first_and_seat_numbers_only_beside_them() -> None:
     model, table = local_table("burraco", seed=4)
     table.start()
-    model.notify({"type": "log", "text": "seat 2 back"})
-    model.notify({"type": "log", "text": "seat 3 dropped (120 s grace)"})
-    model.notify({"type": "error", "text": "seat 1 sent a bad key"})
+    model.notify(TableLine("seat 2 back"))
+    model.notify(TableLine("seat 3 dropped (120 s grace)"))
+    model.notify(ErrorNotice("seat 1 sent a bad key"))
     texts = [ln.text for ln in model.log][-3:]
     assert texts == ["Bot2 back", "Bot3 dropped (120 s grace)",   # names, no seat numbers
                      "Bot1 sent a bad key"]
@@ -202,8 +203,8 @@ def test_a_take_shows_the_cards_that_left_the_pile(words: str, left: int, shown:
     (which cards go is the engine's rule, per rule set)."""
     model = ConsoleModel("Ann", game="burraco")
     before = _PileOnly(["7♥", "Q♠", "7♥", "5♣"])
-    model.notify({"type": "status", "text": "…", "state": before})
+    model.notify(ActionPlayed(2, "draw", before))      # the replica before (a pile only)
     after = _PileOnly(before.deck)
     after.pile = before.pile[:left]
-    model.notify({"type": "action", "seat": 1, "text": words, "state": after})
+    model.notify(ActionPlayed(1, words, after))
     assert model.log[-1].text.endswith(f"{words} ⇐ {shown}")

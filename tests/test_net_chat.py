@@ -18,6 +18,7 @@ from p2p_burraco.console.commands import run_command
 from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.net.host import HostConfig
 from p2p_burraco.net.peer import PeerConfig, PeerNode
+from p2p_burraco.table.events import ChatSaid, SeatEvent, TableLine
 
 
 @pytest.fixture(scope="module")
@@ -87,9 +88,9 @@ HOST_KEY = bytes(range(32))
 
 class Recorder:
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[SeatEvent] = []
 
-    def notify(self, event: dict[str, Any]) -> None:
+    def notify(self, event: SeatEvent) -> None:
         self.events.append(event)
 
 
@@ -114,8 +115,8 @@ def test_the_peer_shows_only_lines_the_seat_signed_and_each_once() -> None:
     node.said(said(1, "ciao", ann))
     node.said(said(1, "ciao", ann))             # the host repeats it: shown once
     node.said(said(2, "I fold", bob))           # the host puts words in Ann's mouth
-    assert [e.get("type") for e in rec.events] == ["chat", "log"]
-    assert rec.events[0]["text"] == "ciao" and "dropped" in rec.events[1]["text"]
+    assert [type(e) for e in rec.events] == [ChatSaid, TableLine]
+    assert rec.events[0].text == "ciao" and "dropped" in rec.events[1].text
 
     model = ConsoleModel("Bob", game="briscola")
     model.names, model.seat = ["Ann", "Bob"], 1
@@ -169,10 +170,10 @@ def test_during_a_match_a_line_must_be_signed_by_the_match_seat_key() -> None:
                 "sig": key.sign(wire.say_message(HOST_KEY, "t1", 0, n, text))}
 
     node.said(said(1, "I fold", liar))           # the host's key, named by its table info
-    assert [e.get("type") for e in rec.events] == ["log"]
-    assert "dropped" in rec.events[0]["text"]
+    assert [type(e) for e in rec.events] == [TableLine]
+    assert "dropped" in rec.events[0].text
     node.said(said(2, "ciao", ann))              # the match's seat key: shown
-    assert [e.get("type") for e in rec.events] == ["log", "chat"]
+    assert [type(e) for e in rec.events] == [TableLine, ChatSaid]
 
 
 def test_a_line_signed_for_another_host_is_not_shown() -> None:
@@ -181,8 +182,8 @@ def test_a_line_signed_for_another_host_is_not_shown() -> None:
     other = bytes(32)
     node.said({"table": "t1", "seat": 0, "name": "Ann", "n": 1, "text": "ciao",
                "sig": ann.sign(wire.say_message(other, "t1", 0, 1, "ciao"))})
-    assert [e.get("type") for e in rec.events] == ["log"]
-    assert "without that seat's signature" in rec.events[0]["text"]
+    assert [type(e) for e in rec.events] == [TableLine]
+    assert "without that seat's signature" in rec.events[0].text
 
 
 @pytest.mark.parametrize("text", ["x" * 4096, "bell\x07", " padded", ""])
@@ -192,5 +193,5 @@ def test_the_peer_drops_a_line_breaking_the_text_rule(text: str) -> None:
     node, rec, ann, _bob = bob_peer()
     node.said({"table": "t1", "seat": 0, "name": "Ann", "n": 1, "text": text,
                "sig": ann.sign(wire.say_message(HOST_KEY, "t1", 0, 1, text))})
-    assert [e.get("type") for e in rec.events] == ["log"]
-    assert "text rule" in rec.events[0]["text"]
+    assert [type(e) for e in rec.events] == [TableLine]
+    assert "text rule" in rec.events[0].text

@@ -25,6 +25,7 @@ from p2p_burraco.cli import main as cli_main
 from p2p_burraco.fairdeal import signing
 from p2p_burraco.net.host import HostConfig, HostNode
 from p2p_burraco.net.peer import PeerNode
+from p2p_burraco.table.events import ActionPlayed, SeatEvent
 from p2p_burraco.table.inprocess import BotController
 
 
@@ -281,10 +282,10 @@ def test_a_seat_away_between_hands_is_waited_for_then_a_bot_takes_it(tmp_path: P
         """Seat 1's player: closes the laptop as the first hand's last card is played (its
         seed goes out, its sign-off never does)."""
 
-        def notify(self, event: dict[str, Any]) -> None:
+        def notify(self, event: SeatEvent) -> None:
             super().notify(event)
-            state = event.get("state")
-            if event.get("type") == "action" and state is not None and state.is_over \
+            if isinstance(event, ActionPlayed) and event.state is not None \
+                    and event.state.is_over \
                     and not getattr(self, "gone", False):
                 self.gone = True
                 net.clock.callLater(0, self.peer.disconnect)

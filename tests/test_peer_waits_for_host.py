@@ -33,6 +33,7 @@ from p2p_burraco.bots import make_strategy
 from p2p_burraco.console.words import engine_text
 from p2p_burraco.net.host import HostConfig
 from p2p_burraco.net.peer import PeerConfig, PeerNode
+from p2p_burraco.table.events import LinkStatus, SeatEvent
 from p2p_burraco.table.inprocess import BotController
 
 
@@ -44,9 +45,9 @@ class Recorder:
     """A controller that records what it is told."""
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[SeatEvent] = []
 
-    def notify(self, event: dict[str, Any]) -> None:
+    def notify(self, event: SeatEvent) -> None:
         self.events.append(event)
 
     def __getattr__(self, name: str) -> Any:
@@ -75,12 +76,12 @@ def test_a_seat_on_disk_waits_for_its_host_from_the_first_connection(tmp_path: P
     for _ in range(5):
         net.advance(1.0)
     assert not peer.done.called, "a peer holding a seat on disk gave up on its first try"
-    said = [e for e in ctl.events if e.get("type") == "status"]
-    assert said and said[-1]["text"].startswith("host not reachable, retrying…"), said
+    said = [e for e in ctl.events if isinstance(e, LinkStatus)]
+    assert said and said[-1].text.startswith("host not reachable, retrying…"), said
     from p2p_burraco.net.peer import UNREACHABLE
 
-    assert said[-1]["template"] == UNREACHABLE
-    italian = engine_text("it", said[-1]["text"])
+    assert said[-1].template == UNREACHABLE
+    italian = engine_text("it", said[-1].text)
     assert italian.startswith("host non raggiungibile, nuovo tentativo…"), italian
     net.advance(120.0)
     assert peer.done.called                       # past its window: it stops, saying why

@@ -12,6 +12,7 @@ from test_table_clocks import dropped, expect_deadline, fair_record, seats_agree
 from test_table_host import actions_in_log, deal_to_first_move, make_table, reconnect
 
 from p2p_burraco.console.model import ConsoleModel
+from p2p_burraco.table.events import ClockNotice, LobbySeat, SeatsChanged
 from p2p_burraco.table.rules import TableRules
 
 
@@ -50,11 +51,10 @@ def test_table_13_no_clock_runs_while_the_hand_waits_on_an_absent_seat() -> None
 
 def test_every_console_says_whom_the_table_waits_for_and_marks_the_seat_away() -> None:
     model = ConsoleModel()
-    model.notify({"type": "seats", "names": ["Ann", "Bob", "Cy", "Di"], "you": 0,
-                  "seats": [{"seat": i, "name": n, "connected": i != 1}
-                            for i, n in enumerate(["Ann", "Bob", "Cy", "Di"])]})
-    model.notify({"type": "clock", "seat": 1, "kind": "grace", "ms": 105_000,
-                  "match_ms": [], "warn_ms": 20_000})
+    model.notify(SeatsChanged(("Ann", "Bob", "Cy", "Di"), you=0,
+                              seats=tuple(LobbySeat(i, n, connected=i != 1)
+                                          for i, n in enumerate(["Ann", "Bob", "Cy", "Di"]))))
+    model.notify(ClockNotice(1, "grace", 105_000, match_ms=(), warn_ms=20_000))
     assert model.clock_text() == "waiting for Bob — reconnecting, 1:45 left"
     assert model.seat_away(1) and not model.seat_away(0)
     model.lang = "it"

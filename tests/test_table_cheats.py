@@ -315,7 +315,7 @@ def evidence_of(seat: SeatClient, mtype: str) -> list[Frame]:
 
 
 def events(seat: SeatClient) -> list[str]:
-    return [str(e.get("text")) for e in getattr(seat.controller, "events", [])]
+    return [e.text for e in getattr(seat.controller, "events", [])]
 
 
 # --------------------------------------------------------------------------- replayed hands

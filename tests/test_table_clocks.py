@@ -33,6 +33,7 @@ from test_table_host import (
 from p2p_burraco.fairdeal.deal import PublicDeal
 from p2p_burraco.games.briscola.state import side_of
 from p2p_burraco.table.audit import audit_hand, audit_transcript
+from p2p_burraco.table.events import TableLine
 from p2p_burraco.table.host import HandRecord
 from p2p_burraco.table.inprocess import InProcessTable
 from p2p_burraco.table.matchstate import MatchState
@@ -88,7 +89,7 @@ def seats_agree(t: InProcessTable) -> None:
 def bot_lines(t: InProcessTable, seat: int) -> int:
     """How many moves the seat was told its bot played for it."""
     return sum(1 for e in t.controllers[seat].notes  # type: ignore[attr-defined]
-               if "TABLE-3" in str(e.get("text")))
+               if isinstance(e, TableLine) and "TABLE-3" in e.text)
 
 
 # ---------------------------------------------------------------------- TABLE-1, TABLE-4

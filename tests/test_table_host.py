@@ -37,6 +37,7 @@ from p2p_burraco.games.burraco.actions import Discard
 from p2p_burraco.selfplay import SelfplayConfig
 from p2p_burraco.table import messages as M
 from p2p_burraco.table.audit import audit_transcript
+from p2p_burraco.table.events import SeatEvent
 from p2p_burraco.table.host import HostTable, MatchConfig, Outgoing, Step
 from p2p_burraco.table.inprocess import InProcessTable
 from p2p_burraco.table.rules import TableRules
@@ -59,9 +60,9 @@ class Person(BotController):
         self.turn = -1
         self.asleep = False
         self.pending: tuple[HandState, int, Callable[[Any], None]] | None = None
-        self.notes: list[dict[str, Any]] = []
+        self.notes: list[SeatEvent] = []
 
-    def notify(self, event: dict[str, Any]) -> None:
+    def notify(self, event: SeatEvent) -> None:
         self.notes.append(event)
         super().notify(event)
 

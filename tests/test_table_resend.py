@@ -27,6 +27,7 @@ from test_table_host import (
 
 from p2p_burraco.games.base import HandResult, HandState, Seat
 from p2p_burraco.table.audit import audit_transcript
+from p2p_burraco.table.events import ActionPlayed, DealProgress, SeatEvent, StandingsChanged
 from p2p_burraco.table.host import Step
 from p2p_burraco.table.inprocess import InProcessTable
 from p2p_burraco.table.rules import TableRules
@@ -203,6 +204,11 @@ def test_a_statement_the_hand_made_moot_is_refused_truly_and_the_seat_reveals() 
 
 
 # ---------------------------------------------------------------------- controller events
+KINDS: dict[type, str] = {StandingsChanged: "standings", ActionPlayed: "action",
+                          DealProgress: "progress"}
+"""The events these tests look for, by a short name."""
+
+
 class Recorder:
     """Wraps a controller and records every call in order."""
 
@@ -221,8 +227,8 @@ class Recorder:
     def rejected(self, state: HandState, seat: Seat, error: str) -> None:
         self.inner.rejected(state, seat, error)
 
-    def notify(self, event: dict[str, Any]) -> None:
-        self.calls.append((str(event["type"]), event))
+    def notify(self, event: SeatEvent) -> None:
+        self.calls.append((KINDS.get(type(event), type(event).__name__), event))
         self.inner.notify(event)
 
     def hand_ended(self, state: HandState, result: HandResult, verdict: str) -> None:
@@ -251,20 +257,20 @@ def test_progress_standings_and_actions_reach_the_controller() -> None:
         for i in starts + ends:
             assert kinds[i - 1] == "standings"
         before_second = rec.calls[starts[1] - 1][1]
-        assert before_second["hands"] == 1
-        assert before_second["totals"] == list(first.result.points)
-        after_second = rec.calls[ends[1] - 1][1]
+        assert before_second.standings["hands"] == 1
+        assert before_second.standings["totals"] == list(first.result.points)
+        after_second = rec.calls[ends[1] - 1][1].standings
         assert after_second["hands"] == 2 and after_second["target"] == 100_000
         # one action event per applied action, none twice
         hand2 = rec.calls[starts[1]:]
         assert sum(1 for k, _ in hand2 if k == "action") == n_actions
         # progress: from 0 up to done == total, one step at a time, before the first action
         progress = [e for k, e in hand2 if k == "progress"]
-        dones = [e["done"] for e in progress]
-        total = progress[0]["total"]
+        dones = [e.done for e in progress]
+        total = progress[0].total
         assert dones[0] == 0 and dones[-1] == total == 3 * 4 + 11 + 1   # 11 cards + discard
-        assert dones == sorted(set(dones)) and {e["total"] for e in progress} == {total}
-        texts = " ".join(e["text"] for e in progress)
+        assert dones == sorted(set(dones)) and {e.total for e in progress} == {total}
+        texts = " ".join(e.text for e in progress)
         for step in ("commits", "shuffle pass 4/4", "lock pass 1/4", "unlocking your cards"):
             assert step in texts
         last_progress = max(i for i, (k, _) in enumerate(rec.calls) if k == "progress")
@@ -287,5 +293,5 @@ def test_a_stopped_deal_ends_the_progress_line() -> None:
     assert (record.outcome.kind, record.outcome.seat, record.outcome.cause) == \
         ("forfeit", 1, "stall")
     progress = [e for k, e in recs[0].calls if k == "progress"]
-    assert progress[-1]["done"] == progress[-1]["total"]
-    assert progress[-1]["text"] == "the deal stopped"
+    assert progress[-1].done == progress[-1].total
+    assert progress[-1].text == "the deal stopped"

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..controller import Submit
 from ..games.base import HandResult, HandState, Seat
+from ..table.events import ErrorNotice, HandVoided, SeatEvent
 from . import Strategy, make_strategy
 from ._think import check_think
 
@@ -34,7 +35,8 @@ class BotController:
     def __init__(self, strategy: Strategy) -> None:
         self.strategy = strategy
         self.rejections: list[str] = []
-        self.events: list[dict[str, Any]] = []
+        self.events: list[ErrorNotice | HandVoided] = []
+        """The errors and void hands it was told (what a test or a log asks a bot about)."""
         self.verdicts: list[str] = []
         self.final: dict[str, Any] | None = None
         self._refused_this_hand = 0
@@ -54,8 +56,8 @@ class BotController:
             raise RuntimeError(f"bot {self.strategy.name} at seat {seat} was refused "
                                f"{self._refused_this_hand} times this hand: {error}")
 
-    def notify(self, event: dict[str, Any]) -> None:
-        if event.get("type") in ("error", "void"):
+    def notify(self, event: SeatEvent) -> None:
+        if isinstance(event, (ErrorNotice, HandVoided)):   # a bot reads nothing else
             self.events.append(event)
             del self.events[:-self.KEEP]
 
@@ -112,7 +114,7 @@ class LazyBotController:
     def rejected(self, state: HandState, seat: Seat, error: str) -> None:
         self._bot(state).rejected(state, seat, error)
 
-    def notify(self, event: dict[str, Any]) -> None:
+    def notify(self, event: SeatEvent) -> None:
         if self.inner is not None:
             self.inner.notify(event)
 

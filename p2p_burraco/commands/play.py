@@ -168,6 +168,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.peer import connect_peer
     from ..net.runtime import as_deferred
+    from ..table.events import StandingsChanged
     from ..table.match_record import host_hook
 
     data_dir = Path(args.data_dir) if args.data_dir else default_data_dir()
@@ -200,7 +201,7 @@ def start_play(reactor: Any, args: argparse.Namespace, *, input: Any = None,
         return connect_peer(reactor, host, port, args.name, controller, me, home, **options)
 
     model = model or model_from_args(args)
-    model.notify({"type": "standings", **initial_standings(args)})
+    model.notify(StandingsChanged(initial_standings(args)))
 
     async def session() -> int:
         try:

@@ -439,23 +439,23 @@ def lobby_lines(model: ConsoleModel, width: int) -> list[Line]:
     key fingerprint) or "free", and what we wait for."""
     info = model.lobby_table
     word = model.t("lobby.table")
-    head = word + " " + " · ".join(str(info[k]) for k in ("id", "game", "variant")
-                                   if info.get(k)) if info else word
+    head = word + " " + " · ".join(v for v in (info.id, info.game, info.variant) if v) \
+        if info is not None else word
     out: list[Line] = [clip([("class:label", head)], width)]
-    if info:
+    if info is not None:
         out.append(clip([("class:dim", model.t("lobby.hints_on" if model.hints_on
                                                else "lobby.hints_off"))], width))
     for entry in model.lobby:
-        seat = entry.get("seat")
-        name = entry.get("name")
+        seat = entry.seat
+        name = entry.name
         if not name:
             row: Line = [("class:dim", model.t("lobby.free", n=seat))]
         else:
             me = seat == model.seat
-            who = model.t("lobby.bot" if entry.get("bot") else "lobby.person")
-            if not entry.get("connected"):
+            who = model.t("lobby.bot" if entry.bot else "lobby.person")
+            if not entry.connected:
                 who += model.t("lobby.away")
-            key = entry.get("key")
+            key = entry.key
             row = [("class:seat.me" if me else "class:seat",
                     model.t("lobby.seat", n=seat, name=name)),
                    ("class:dim", f"  ({model.t('lobby.you') if me else ''}{who})"

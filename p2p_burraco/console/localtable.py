@@ -14,11 +14,11 @@ from __future__ import annotations
 import collections
 import random
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from ..controller import SeatController, Submit
 from ..games.base import Action, HandState, RuleViolation, Seat, check_cards_conserved
 from ..selfplay import SelfplayConfig, deal_known, make_match
+from ..table.events import ActionPlayed, SeatEvent, SeatsChanged, StandingsChanged
 
 MAX_REFUSALS = 50
 """A controller refused this many times in a row is a bug, not a person thinking."""
@@ -54,7 +54,7 @@ class LocalTable:
 
     # ------------------------------------------------------------------ hands
     def start(self) -> None:
-        self._broadcast({"type": "seats", "names": self.names})
+        self._broadcast(SeatsChanged(tuple(self.names)))
         self.start_hand()
 
     def start_hand(self) -> None:
@@ -67,8 +67,8 @@ class LocalTable:
         self._waiting = None
         standings = self.match.standings()
         for seat, ctl in enumerate(self.controllers):
-            ctl.notify({"type": "seats", "names": self.names, "you": seat})
-            ctl.notify({"type": "standings", **standings})
+            ctl.notify(SeatsChanged(tuple(self.names), seat))
+            ctl.notify(StandingsChanged(dict(standings)))
             ctl.hand_started(self.replicas[seat], seat)
         self._drive()
 
@@ -82,7 +82,7 @@ class LocalTable:
         self._sync_knowledge()
         standings = self.match.standings()
         for seat, ctl in enumerate(self.controllers):
-            ctl.notify({"type": "standings", **standings})
+            ctl.notify(StandingsChanged(dict(standings)))
             ctl.hand_ended(self.replicas[seat], result, self.VERDICT)
         if self.match.is_over or self.hands_played >= self.cfg.hands:
             final = self.match.standings()
@@ -147,7 +147,7 @@ class LocalTable:
         if self.check:
             check_cards_conserved(self.master)
         self.actions.append((seat, action))
-        self._broadcast({"type": "action", "seat": seat, "action": str(action)})
+        self._broadcast(ActionPlayed(seat, str(action)))
 
     def _sync_knowledge(self) -> None:
         """Teach each replica what it is now entitled to see (the fair-deal layer's job
@@ -165,6 +165,6 @@ class LocalTable:
                 if replica.card_at(pos) is None:
                     replica.learn(pos, card)
 
-    def _broadcast(self, event: dict[str, Any]) -> None:
+    def _broadcast(self, event: SeatEvent) -> None:
         for ctl in self.controllers:
-            ctl.notify(dict(event))
+            ctl.notify(event)          # a frozen value: every controller may keep it

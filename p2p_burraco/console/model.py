@@ -22,12 +22,28 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from .. import cardnames
 from ..controller import Submit
 from ..games.base import Action, ActionSyntaxError, HandResult, HandState, Pos, RuleViolation, Seat
 from ..games.cards import Card, NotationError, Suit
+from ..table.events import (
+    ActionPlayed,
+    ChatSaid,
+    ClockNotice,
+    DealProgress,
+    ErrorNotice,
+    HandVoided,
+    LinkStatus,
+    LobbySeat,
+    SeatEvent,
+    SeatsChanged,
+    StandingsChanged,
+    TableInfo,
+    TableLine,
+    TablesListed,
+)
 from .catalog import engine_text
 from .words import kinds as kind_words
 from .words import t, verb_words
@@ -221,8 +237,8 @@ class ConsoleModel:
         self._alerted = False
         self.on_alert: Callable[[str], None] = lambda kind: None
         """Set by the app: "turn" rings/retitles, "wait" puts the title back."""
-        self.lobby: list[dict[str, Any]] = []  # the table's seats before the deal (join)
-        self.lobby_table: dict[str, Any] = {}  # its id, game, variant, players, status
+        self.lobby: list[LobbySeat] = []       # the table's seats before the deal (join)
+        self.lobby_table: TableInfo | None = None   # its id, game, variant, players, status
         self.log_scroll = 0                    # log lines scrolled back from the newest
         self.panel_scroll = 0                  # rows scrolled down in the help/score panel
         self.side_panel = True                 # the seats-and-log column (`set panel off`)
@@ -328,88 +344,93 @@ class ConsoleModel:
         self.refresh()
         self.invalidate()
 
-    def notify(self, event: dict[str, Any]) -> None:
-        """A public event from the table: names, progress, actions, standings, log lines."""
-        kind = str(event.get("type", event.get("event", "")))
-        fresh = event.get("state")
-        if fresh is not None and hasattr(fresh, "player_view"):
-            self.state = fresh        # the table's replica after this event (if it says)
-        if kind == "seats":
-            names = event.get("names")
-            if isinstance(names, list):
-                self.names = [str(n) for n in names]
-            seats = event.get("seats")
-            if isinstance(seats, list):
-                self.lobby = [dict(s) for s in seats if isinstance(s, dict)]
-            if isinstance(event.get("table"), dict):
-                self.lobby_table = dict(event["table"])
-            if isinstance(event.get("you"), int):
-                self.seat = event["you"]
-        elif kind == "progress":
-            text = self.player_text(str(event.get("text", "shuffling")))
-            done, total = event.get("done"), event.get("total")
-            if isinstance(done, int) and isinstance(total, int) and total > 0:
-                if done >= total:
-                    self.progress = None
-                else:
-                    bar = "#" * (20 * done // total)
-                    self.progress = f"{text} [{bar:<20}] {done}/{total}"
-            else:
-                self.progress = text
-        elif kind == "action":
-            seat = event.get("seat")
-            who = self.seat_name(seat) if isinstance(seat, int) else "?"
-            text = str(event.get("text") or event.get("action") or "")
-            mine = seat == self.seat
-            if not mine:
-                self.hint_given = None   # someone else moved: our next turn may ask again
-            if mine:
-                self.in_flight = None  # the table applied our step to the replica
-                self.fresh = set(self._hand_positions()) - self._hand_seen
-            st = self.state
-            if self._alerted and (st is None or st.is_over or st.to_move != self.seat):
-                self._alerted = False          # our turn is over: the title goes back
-                self.on_alert("wait")
-            self.progress = None
-            if text.split()[:1] == ["take"]:  # say what was picked up
-                taken = self._left_pile()
-                if taken:
-                    text += " ⇐ " + " ".join(taken)
-            self._append(LogLine(f"{who}: {text}", "log.mine" if mine else "log.other",
-                                 seat=seat if isinstance(seat, int) else None, action=text))
-        elif kind == "chat":
-            seat = event.get("seat")
-            who = self.seat_name(seat) if isinstance(seat, int) else str(event.get("name"))
-            self._append(LogLine(f"💬 {who}: {event.get('text', '')}", "log.chat"))
-
-        elif kind == "standings":
-            self.standings = {k: v for k, v in event.items() if k != "type"}
-            if isinstance(self.standings.get("target"), int):
-                self.target = self.standings["target"]
-        elif kind == "clock":
-            self._on_clock(event)
-        elif kind == "status":
-            self._on_status(str(event.get("text", "")))
-        elif kind == "log":
-            text = str(event.get("text", ""))
-            text, style = self._on_table_line(text, str(event.get("style", "")))
-            self.log_line(text, style)
-        elif kind == "error":
-            raw = str(event.get("text", event.get("message", "error")))
-            self.error = self.player_text(raw)
-            style = "log.error"
-            if is_host_fault(raw):
-                self.fault = self.error
-                style = "log.fault"
-            self.log_line(self.error, style)
-        elif kind == "void":
-            text = self.player_text(str(event.get("text", "the hand is void")))
-            self.log_line(text, "log.void")
-        elif isinstance(event.get("text"), str):  # any other event that speaks for itself
-            self.log_line(self.player_text(event["text"]), "log.status")
+    def notify(self, event: SeatEvent) -> None:
+        """A public event from the table: names, progress, actions, standings, log lines
+        (one typed value of `table.events`; every kind is handled, as mypy checks)."""
+        match event:
+            case SeatsChanged():
+                self._on_seats(event)
+            case DealProgress():
+                self._on_progress(event)
+            case ActionPlayed():
+                if event.state is not None:
+                    self.state = event.state   # the table's replica after this action
+                self._on_action(event)
+            case ChatSaid():
+                self._append(LogLine(f"💬 {self.seat_name(event.seat)}: {event.text}",
+                                     "log.chat"))
+            case StandingsChanged():
+                self.standings = dict(event.standings)
+                if isinstance(self.standings.get("target"), int):
+                    self.target = self.standings["target"]
+            case ClockNotice():
+                self._on_clock(event)
+            case LinkStatus():
+                self._on_status(event.text)
+            case TableLine():
+                text, style = self._on_table_line(event.text, event.style)
+                self.log_line(text, style)
+            case ErrorNotice():
+                self.error = self.player_text(event.text)
+                style = "log.error"
+                if is_host_fault(event.text):
+                    self.fault = self.error
+                    style = "log.fault"
+                self.log_line(self.error, style)
+            case HandVoided():
+                self.log_line(self.player_text(event.text), "log.void")
+            case TablesListed():
+                pass                  # the lobby's list: not for the table screen
+            case _:
+                assert_never(event)
         self.refresh()
         self._snapshot()
         self.invalidate()
+
+    def _on_seats(self, event: SeatsChanged) -> None:
+        """Who sits where; from a host, the waiting screen's seats and table too."""
+        self.names = list(event.names)
+        if event.seats is not None:
+            self.lobby = list(event.seats)
+        if event.table is not None:
+            self.lobby_table = event.table
+        if event.you is not None:
+            self.seat = event.you
+
+    def _on_progress(self, event: DealProgress) -> None:
+        """The deal's progress line: a bar of `done`/`total`, gone once the deal is done."""
+        text = self.player_text(event.text)
+        done, total = event.done, event.total
+        if total > 0:
+            if done >= total:
+                self.progress = None
+            else:
+                bar = "#" * (20 * done // total)
+                self.progress = f"{text} [{bar:<20}] {done}/{total}"
+        else:
+            self.progress = text
+
+    def _on_action(self, event: ActionPlayed) -> None:
+        """An action line in the log (what a take picked up beside it); our own applied
+        step is no longer in flight, and the cards it brought are marked fresh."""
+        seat, text = event.seat, event.action
+        mine = seat == self.seat
+        if not mine:
+            self.hint_given = None   # someone else moved: our next turn may ask again
+        if mine:
+            self.in_flight = None  # the table applied our step to the replica
+            self.fresh = set(self._hand_positions()) - self._hand_seen
+        st = self.state
+        if self._alerted and (st is None or st.is_over or st.to_move != self.seat):
+            self._alerted = False          # our turn is over: the title goes back
+            self.on_alert("wait")
+        self.progress = None
+        if text.split()[:1] == ["take"]:  # say what was picked up
+            taken = self._left_pile()
+            if taken:
+                text += " ⇐ " + " ".join(taken)
+        self._append(LogLine(f"{self.seat_name(seat)}: {text}",
+                             "log.mine" if mine else "log.other", seat=seat, action=text))
 
     def say(self, text: str) -> None:
         """`say …`: a chat line to everyone at the table, signed by our key; it shows in
@@ -459,7 +480,7 @@ class ConsoleModel:
 
     def free_seats(self) -> list[int]:
         """Seats of the table not taken yet (from the host's seat list)."""
-        return [int(s.get("seat") or 0) for s in self.lobby if not s.get("name")]
+        return [s.seat for s in self.lobby if not s.name]
 
     def waiting_text(self) -> str:
         """Before the first deal: whom we wait for, never a bare '-'."""
@@ -497,7 +518,7 @@ class ConsoleModel:
             raise ConsoleError(self.t("rematch.not_over"))
         if self.on_rematch is None:
             raise ConsoleError(self.t("rematch.offline"))
-        table = str(self.lobby_table.get("id") or "")
+        table = (self.lobby_table.id if self.lobby_table is not None else None) or ""
         if not table:
             raise ConsoleError(self.t("rematch.no_table"))
         self.rematch_of = table
@@ -521,7 +542,7 @@ class ConsoleModel:
     def hints_on(self) -> bool:
         """The table lets the console suggest a move (the host's table info says `hints`;
         offline, and before the table said, yes)."""
-        return self.lobby_table.get("hints") is not False
+        return self.lobby_table is None or self.lobby_table.hints
 
     def hint(self) -> str:
         """`hint`/`suggerimento`: the move the heuristic bot would make now, on our own
@@ -655,20 +676,12 @@ class ConsoleModel:
         self.invalidate()
 
     # ------------------------------------------------------------------ clocks
-    def _on_clock(self, event: dict[str, Any]) -> None:
+    def _on_clock(self, event: ClockNotice) -> None:
         """The host's clock notice: which seat's clock runs and how much it has left now."""
-        seat = event.get("seat")
-        ms = event.get("ms")
-        match_ms = event.get("match_ms") or []
-        warn = event.get("warn_ms")
-        self.clock = ClockState(
-            seat=seat if isinstance(seat, int) else None,
-            kind=str(event.get("kind") or "none"),
-            ms=int(ms) if isinstance(ms, (int, float)) and seat is not None else None,
-            match_ms=[int(m) for m in match_ms if isinstance(m, (int, float))]
-            if isinstance(match_ms, list) else [],
-            warn_ms=int(warn) if isinstance(warn, (int, float)) else 0,
-            at=self.now())
+        self.clock = ClockState(seat=event.seat, kind=event.kind,
+                                ms=event.ms if event.seat is not None else None,
+                                match_ms=list(event.match_ms), warn_ms=event.warn_ms,
+                                at=self.now())
         self._clock_paused_at = None   # a fresh notice: the host's clocks run again
 
     def _stop_clock(self) -> None:
@@ -740,8 +753,7 @@ class ConsoleModel:
 
     def seat_away(self, seat: int) -> bool:
         """The seat's player is away (dropped, its seat held): the seats panel says so."""
-        return any(e.get("seat") == seat and e.get("name") and not e.get("connected", True)
-                   for e in self.lobby)
+        return any(e.seat == seat and e.name and not e.connected for e in self.lobby)
 
     def clock_warning(self, now: float | None = None) -> str | None:
         """`⚠ 12 s left …` while less than `warn_ms` is left on OUR move's clock (TABLE-1)

@@ -23,6 +23,15 @@ from twisted.python.failure import Failure
 from .. import __version__, wire
 from ..controller import SeatController
 from ..gc_policy import apply_gc_policy
+from ..table.events import (
+    ChatSaid,
+    LinkStatus,
+    LobbySeat,
+    SeatsChanged,
+    TableInfo,
+    TableLine,
+    TablesListed,
+)
 from ..wire import Frame, WireError
 from . import identity as ident
 from .framing import FrameProtocol
@@ -45,13 +54,30 @@ def conn_ref(body: dict[str, Any]) -> int | None:
     return ref if isinstance(ref, int) else None
 
 
-def lobby_seat(seat: dict[str, Any]) -> dict[str, Any]:
+def lobby_seat(seat: dict[str, Any]) -> LobbySeat:
     """One seat of a table as the waiting screen shows it: who sits there (name, person or
-    bot, connected) and their key's fingerprint, so a player can tell who is who."""
-    identity = seat.get("identity")
-    return {"seat": seat.get("seat"), "name": seat.get("name"), "bot": bool(seat.get("bot")),
-            "connected": bool(seat.get("connected")),
-            "key": ident.fingerprint(identity) if isinstance(identity, bytes) and identity else None}
+    bot, connected) and their key's fingerprint, so a player can tell who is who. The host's
+    table info is a free-form map on the wire: a field of the wrong type reads as absent."""
+    identity, number, name = seat.get("identity"), seat.get("seat"), seat.get("name")
+    return LobbySeat(
+        seat=number if isinstance(number, int) else 0,
+        name=str(name) if name else None, bot=bool(seat.get("bot")),
+        connected=bool(seat.get("connected")),
+        key=ident.fingerprint(identity) if isinstance(identity, bytes) and identity else None)
+
+
+def lobby_table(info: dict[str, Any]) -> TableInfo:
+    """The table as the waiting screen shows it, from the host's table info (a free-form
+    map on the wire: a field of the wrong type reads as absent; hints are on unless the
+    host says False)."""
+    def text(key: str) -> str | None:
+        value = info.get(key)
+        return str(value) if value else None
+
+    players = info.get("players")
+    return TableInfo(id=text("id"), game=text("game"), variant=text("variant"),
+                     players=players if isinstance(players, int) else None,
+                     status=text("status"), hints=info.get("hints") is not False)
 
 
 class PeerError(Exception):
@@ -338,14 +364,11 @@ class PeerNode(ClientFactory):
         return saved.get("host") == self.config.host and \
             saved.get("port") == self.config.port and saved.get("seat") is not None
 
-    def notify_status(self, text: str, template: str | None = None, **fields: Any) -> None:
+    def notify_status(self, text: str, template: str | None = None, **fields: str) -> None:
         """A line about the link (`template` and `fields`: the words the console translates;
         `text` is the English one)."""
-        event: dict[str, Any] = {"type": "status", "text": text}
-        if template is not None:
-            event.update(template=template, fields=fields)
         try:
-            self.controller.notify(event)
+            self.controller.notify(LinkStatus(text, template, fields))
         except Exception:  # a controller's display problem must not stop the protocol
             log.exception("controller.notify failed")
 
@@ -423,7 +446,7 @@ class PeerNode(ClientFactory):
             if t == "match_started":
                 self.match_started(conn, b)
         elif t == "tables":
-            self.controller.notify({"type": "tables", "tables": b["tables"]})
+            self.controller.notify(TablesListed(tuple(b["tables"])))
         elif t == "left":
             self.table = self.seat = None
         elif t == "said":
@@ -431,7 +454,7 @@ class PeerNode(ClientFactory):
         elif t == "seat_status":
             state = "back" if b["connected"] else \
                 f"dropped ({(b['grace_ms'] or 0) // 1000} s grace)"
-            self.controller.notify({"type": "log", "text": f"seat {b['seat']} {state}"})
+            self.controller.notify(TableLine(f"seat {b['seat']} {state}"))
             for seat in self.table_info.get("seats") or []:
                 if seat.get("seat") == b["seat"]:     # the seats panel marks it away
                     seat["connected"] = bool(b["connected"])
@@ -460,13 +483,10 @@ class PeerNode(ClientFactory):
 
     def seats_changed(self) -> None:
         seats = self.table_info.get("seats", [])
-        names = [s.get("name") or f"seat {s.get('seat')}" for s in seats]
-        info = self.table_info
-        self.controller.notify({"type": "seats", "names": names, "you": self.seat,
-                                "seats": [lobby_seat(s) for s in seats],
-                                "table": {k: info.get(k) for k in
-                                          ("id", "game", "variant", "players", "status",
-                                           "hints")}})
+        names = tuple(str(s.get("name") or f"seat {s.get('seat')}") for s in seats)
+        self.controller.notify(SeatsChanged(names, self.seat,
+                                            tuple(lobby_seat(s) for s in seats),
+                                            lobby_table(self.table_info)))
 
     def match_end(self, body: dict[str, Any]) -> None:
         if body.get("table") != self.table:
@@ -700,22 +720,19 @@ class PeerNode(ClientFactory):
         except ValueError:
             fair = False
         if not fair:
-            self.controller.notify({"type": "log", "style": "log.error",
-                                    "text": f"a chat line for seat {body['seat']} breaking "
-                                            "the text rule was dropped"})
+            self.controller.notify(TableLine(f"a chat line for seat {body['seat']} breaking "
+                                             "the text rule was dropped", "log.error"))
             return
         if body["table"] != self.table or not isinstance(key, bytes) or host is None \
                 or not ident.verify(key, body["sig"], wire.say_message(
                     host, body["table"], body["seat"], body["n"], body["text"])):
-            self.controller.notify({"type": "log", "style": "log.error",
-                                    "text": f"a chat line for seat {body['seat']} without "
-                                            "that seat's signature was dropped"})
+            self.controller.notify(TableLine(f"a chat line for seat {body['seat']} without "
+                                             "that seat's signature was dropped", "log.error"))
             return
         if body["n"] <= self._heard.get((body["table"], body["seat"]), -1):
             return                       # a line shown already: a replay adds nothing
         self._heard[(body["table"], body["seat"])] = body["n"]
-        self.controller.notify({"type": "chat", "seat": body["seat"], "name": body["name"],
-                                "text": body["text"]})
+        self.controller.notify(ChatSaid(body["seat"], body["name"], body["text"]))
 
     def chat_key(self, seat: int) -> bytes | None:
         """The key a chat line of `seat` must be signed with: the seat key of the hand_start

@@ -6,6 +6,7 @@
 - `replica.py`   — building a hand's replica from its `hand_start`, shared by host, seats, audit.
 - `audit.py`     — the whole audit of a recorded hand (crypto + game replay).
 - `inprocess.py` — `run_fair_selfplay`: a host and one peer per seat in one process.
+- `events.py`    — what a seat's controller is told (`SeatController.notify`): typed values.
 
 No Twisted, no prompt-toolkit: the network layer feeds messages in and sends what comes out.
 """

@@ -51,6 +51,15 @@ from ..games.base import Action, ActionSyntaxError, HandState, RuleViolation
 from . import messages as M
 from .audit import HandAudit, audit_hand, settle_live
 from .chain import FIRST, Before, Binding, first_fault
+from .events import (
+    ActionPlayed,
+    ClockNotice,
+    DealProgress,
+    ErrorNotice,
+    HandVoided,
+    StandingsChanged,
+    TableLine,
+)
 from .matchstate import MatchState, MatchStateError
 from .replica import HandReplica, ReplicaError, TableError
 from .statements import HandEnd, HandStart, StatementError, merge_sign_offs, sign_off_problem
@@ -173,14 +182,14 @@ class SeatClient:
         mtype = msg.get("type")
         if mtype == "clock":
             self.clock = dict(msg)
-            self.controller.notify(dict(msg))
+            self.controller.notify(ClockNotice.of(msg))
             return
         if self.halted:
             return
         if mtype == "hand_start":
             self._on_hand_start(msg)
         elif mtype == "error":
-            self._notify("error", f"{msg.get('code')}: {msg.get('message')}")
+            self._error(f"{msg.get('code')}: {msg.get('message')}")
         elif self.hand_start is None or msg.get("hand_id") != self.hand_start["hand_id"]:
             return  # another hand's message (late, or before we joined): not ours to judge
         elif mtype == "hand_end":
@@ -208,8 +217,7 @@ class SeatClient:
                                      use_bin_type=True)
                 self.store.save_record(self.match_id, f"evidence-{len(self.evidence)}.p2pe",
                                        data)
-        self._notify("error", f"the host is at fault: {why} — this match stops here "
-                              "[TABLE-10]")
+        self._error(f"the host is at fault: {why} — this match stops here [TABLE-10]")
 
     # ------------------------------------------------------------------ hand_start
     def _cannot_play(self, hs: Mapping[str, Any]) -> str | None:
@@ -306,7 +314,7 @@ class SeatClient:
         self._reset_hand()
         self._seen.add(h)
         self.standings = state.standings()
-        self.controller.notify({"type": "standings", **self.standings})
+        self.controller.notify(StandingsChanged(dict(self.standings)))
         self.controller.hand_started(replica.hand, self.seat)
         audience = replica.audience_all()
         self._deal_positions = [p for p, a in enumerate(audience) if self.seat in a]
@@ -424,17 +432,18 @@ class SeatClient:
                 text = f"{entry.get('code')}: {entry.get('message')}"
                 if entry.get("rule"):
                     text += f" [{entry['rule']}]"
-                self._notify("error", f"the host refused our {inner.get('type')}: {text}")
+                self._error(f"the host refused our {inner.get('type')}: {text}")
         elif mtype == "timeout":
             seat = int(entry["seat"])
-            self._notify("log", f"seat {seat} ran out of time ({entry.get('kind')})")
+            self.controller.notify(TableLine(f"seat {seat} ran out of time "
+                                             f"({entry.get('kind')})"))
             if seat == self.seat:
                 self._turn_token += 1       # a decision still pending is too late now
                 self._asked = False
                 self._pending = None
         elif mtype == "hand_void":
-            self._notify("void", f"the hand is void: {entry.get('reason')} "
-                                 f"{entry.get('detail')}")
+            self.controller.notify(HandVoided(f"the hand is void: {entry.get('reason')} "
+                                              f"{entry.get('detail')}"))
 
     def _on_unlogged_refusal(self, msg: Mapping[str, Any]) -> None:
         """A refusal kept out of the log: true only if our statement is not validly placed
@@ -446,16 +455,16 @@ class SeatClient:
             return
         mine = self._inflight
         if mine is None or signing.entry_hash(inner) != signing.entry_hash(mine):
-            self._notify("error", f"{msg.get('code')}: {msg.get('message')}")
+            self._error(f"{msg.get('code')}: {msg.get('message')}")
             return
         if inner.get("type") == "sign_off":
-            self._notify("error", f"the host refused our sign-off: {msg.get('message')}")
+            self._error(f"the host refused our sign-off: {msg.get('message')}")
             return
         try:
             replica.deal.check_chain(inner, self.seat)
         except DealError:
             self._inflight = None
-            self._notify("error", f"{msg.get('code')}: {msg.get('message')}")
+            self._error(f"{msg.get('code')}: {msg.get('message')}")
             return
         self._halt(f"the host refused our sound {inner.get('type')} without logging it "
                    f"({msg.get('code')})", msg)
@@ -473,8 +482,7 @@ class SeatClient:
             text = str(action)
         except ActionSyntaxError:
             text = "?"
-        self.controller.notify({"type": "action", "seat": msg["seat"], "action": text,
-                                "wire": msg.get("action"), "state": replica.hand})
+        self.controller.notify(ActionPlayed(int(msg["seat"]), text, replica.hand))
         if not replica.hand.is_over:
             self._decode()
 
@@ -542,9 +550,10 @@ class SeatClient:
         self.store.save_match_record(self.match_id, record)
         self.standings = self.match.standings()
         verdict = "fair" if report.verdict.fair else str(report.verdict)
-        self.controller.notify({"type": "standings", **self.standings})
+        self.controller.notify(StandingsChanged(dict(self.standings)))
         if outcome.kind != "scored":
-            self._notify("log", f"hand {int(hs['hand_no']) + 1}: {outcome.describe()}")
+            self.controller.notify(TableLine(f"hand {int(hs['hand_no']) + 1}: "
+                                             f"{outcome.describe()}"))
         self.controller.hand_ended(replica.hand, outcome.result, verdict)
         if outcome.kind == "host_fault":
             self._halt(outcome.detail)
@@ -559,10 +568,10 @@ class SeatClient:
         try:
             end = HandEnd.parse(msg)                 # parsed once: typed, raw kept
         except StatementError as exc:
-            self._notify("error", f"a malformed hand_end ({exc})")
+            self._error(f"a malformed hand_end ({exc})")
             return
         if not end.signed_by(replica.deal.host_key):
-            self._notify("error", "a hand_end the host did not sign")
+            self._error("a hand_end the host did not sign")
             return
         self._hand_end = dict(msg)
         if self._inflight is not None and self._inflight.get("type") == "sign_off":
@@ -592,8 +601,9 @@ class SeatClient:
         if self.match_over:
             self.controller.match_ended(self.standings or {})
 
-    def _notify(self, kind: str, text: str) -> None:
-        self.controller.notify({"type": kind, "text": text})
+    def _error(self, text: str) -> None:
+        """Tell the controller something went wrong (the player sees `text`)."""
+        self.controller.notify(ErrorNotice(text))
 
     def _report_progress(self) -> None:
         """Tell the controller how far the opening deal has got, once per step."""
@@ -621,8 +631,7 @@ class SeatClient:
             return
         self._progress_done = done
         self._progress_over = done >= total
-        self.controller.notify({"type": "progress", "text": text, "done": done,
-                                "total": total})
+        self.controller.notify(DealProgress(text, done, total))
 
     # ------------------------------------------------------------------ what is due
     def _before_sign(self, body: Mapping[str, Any]) -> None:
@@ -747,8 +756,8 @@ class SeatClient:
             return None
         if replica.bot_plays(self.seat) and self.fallback is not None:
             action = self.fallback(replica.hand, self.seat)
-            self.controller.notify({"type": "log", "text": f"time ran out: the bot plays "
-                                                           f"{action} for you [TABLE-3]"})
+            self.controller.notify(TableLine(f"time ran out: the bot plays {action} for you "
+                                             "[TABLE-3]"))
             return self._action_message(action)
         if self._pending is not None:
             action, self._pending = self._pending, None
