@@ -16,10 +16,11 @@ ones.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import wraps
-from typing import Any, ClassVar, Concatenate, NamedTuple, ParamSpec, TypeVar, cast
+from itertools import chain
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar, cast
 
 from ..base import (
     Action,
@@ -214,15 +215,6 @@ def _changes_position(method: Callable[Concatenate[BurracoHand, _P], _R]
     return changing
 
 
-class _Hand(NamedTuple):
-    """The mover's hand as move generation reads it, made once per `legal_actions`: its
-    index by face, the card id at each position (the hand's are all known) and its size."""
-
-    idx: HandIndex
-    ids: list[CardId]
-    n: int
-
-
 @dataclass
 class PozzettoState:
     positions: tuple[Pos, ...]
@@ -312,6 +304,11 @@ class BurracoHand:
 
     @_changes_position
     def learn(self, pos: Pos, card: CardId) -> None:
+        self._learn(pos, card)
+
+    def _learn(self, pos: Pos, card: CardId) -> None:
+        """`learn` within a method that already changes the position (`apply`'s steps):
+        the mark on that method forgets the plans."""
         self.knowledge.learn(pos, card)
         if self.owner[pos] == MELD:   # a meld's face, read by `_team_melds`
             self._tm = None
@@ -473,14 +470,22 @@ class BurracoHand:
         the hand, each validated exactly as `apply` would). Each action offered keeps its
         plan in `_plans` for `apply`; action objects are shared between positions of the
         hand (`_acts`)."""
+        return chain.from_iterable(self._offers(seat))
+
+    def _offers(self, seat: Seat) -> Iterator[Iterable[Action]]:
+        """The kinds of step `legal_actions` chains, each made only once the one before is
+        used up: in the draw phase, the draws; in play, a redraw, the new melds (or the
+        openings), the attachments, the discards. (Chained, not `yield from`: a step then
+        passes through one generator, not two, and move generation is the engine's hot
+        path.)"""
         if self._phase == "over" or seat != self.turn:
             return
         plans = self._plans   # this position's: a step applied meanwhile leaves them behind
         if self._phase == "draw":
-            yield from self._draw_offers(seat, plans)
+            yield self._draw_offers(seat, plans)
             return
         if self.can_redraw and self.drawn is not None:
-            yield A.Redraw(self._ref(self.drawn))
+            yield (A.Redraw(self._ref(self.drawn)),)
         mine = self.hands[seat]
         known = self.knowledge.known
         try:
@@ -489,20 +494,26 @@ class BurracoHand:
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
         if len(self._table) > memo.MAX_ENTRIES:   # past its bound: memo.table halves it
             memo.table(self.rules)
-        hand = _Hand(idx, known, len(mine))  # type: ignore[arg-type]  # the hand's are known: the index says so
+        ids: list[CardId] = known  # type: ignore[assignment]  # the hand's are: the index says so
+        n_hand = len(mine)
         tm = self._tm   # the side's rows as kept (`_team_melds` makes them when missing)
         team = self.team_of[seat]
         union, rows, set_ranks_held = (tm.get(team) if tm else None) or self._team_melds(team)
         if rows or not self._open_need(seat):   # rows: the side has opened
-            yield from self._meld_offers(seat, hand, set_ranks_held, plans)
+            yield self._meld_offers(seat, idx, ids, n_hand, set_ranks_held, plans)
         else:
-            for groups in self._opening_candidates(seat, None):
-                act = A.Meld(groups=groups)
-                if self._ok(seat, act):
-                    yield act
+            yield self._opening_offers(seat)
         if idx.mask & union:
-            yield from self._attach_offers(seat, hand, rows, plans)
-        yield from self._discard_offers(seat, hand, plans)
+            yield self._attach_offers(seat, idx, ids, n_hand, rows, plans)
+        yield self._discard_offers(seat, idx, ids, n_hand, plans)
+
+    def _opening_offers(self, seat: Seat) -> Iterator[Action]:
+        """A side that has still to open, from the hand alone: each opening checked whole
+        (`_opening_candidates` proposes more than the rules allow)."""
+        for groups in self._opening_candidates(seat, None):
+            act = A.Meld(groups=groups)
+            if self._ok(seat, act):
+                yield act
 
     def _draw_offers(self, seat: Seat, plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
         """The draw phase: the stock unless it is empty, and taking the pile (or its top
@@ -529,7 +540,8 @@ class BurracoHand:
                 plans[id(plain)] = (plain, seat, plan)
                 yield plain
 
-    def _meld_offers(self, seat: Seat, hand: _Hand, set_ranks_held: frozenset[int],
+    def _meld_offers(self, seat: Seat, idx: HandIndex, ids: list[CardId], n_hand: int,
+                     set_ranks_held: frozenset[int],
                      plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
         """New melds of a side that has opened (or needs no points to open).
 
@@ -538,9 +550,7 @@ class BurracoHand:
         nothing more: _check_after has nothing to say then, and the cards are the seat's own
         by construction. Anything closer to the end of the hand goes through the full
         check."""
-        rules, acts = self.rules, self._acts
-        idx, ids, n_hand = hand
-        by_code = idx.by_code
+        rules, acts, by_code = self.rules, self._acts, idx.by_code
         set_ranks = set_ranks_held if rules.one_set_per_rank else None
         seen: set[tuple[int, ...]] = set()
         twin_twos = idx.dbl & _TWOS_MASK   # the hand holds two copies of some 2
@@ -569,13 +579,12 @@ class BurracoHand:
                 plans.pop(id(act), None)
             yield act
 
-    def _attach_offers(self, seat: Seat, hand: _Hand, rows: list[MeldRow],
+    def _attach_offers(self, seat: Seat, idx: HandIndex, ids: list[CardId], n_hand: int,
+                       rows: list[MeldRow],
                        plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
         """Attachments to the side's melds that some card of the hand could touch, from
         each meld's attach options face by face (kept on its row, made when first needed)."""
-        rules, acts = self.rules, self._acts
-        idx, ids, n_hand = hand
-        by_code = idx.by_code
+        rules, acts, by_code = self.rules, self._acts, idx.by_code
         for m, mpos, mcodes, marr, touch, held in rows:
             near = idx.mask & touch
             if not near:  # no card of the hand could touch this meld
@@ -603,13 +612,11 @@ class BurracoHand:
                 plans[id(act)] = _AttachPlan((act, seat, arr2, mpos, refs))
                 yield act
 
-    def _discard_offers(self, seat: Seat, hand: _Hand,
+    def _discard_offers(self, seat: Seat, idx: HandIndex, ids: list[CardId], n_hand: int,
                         plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
         """One discard per face, its first copy in hand (not a one-card pile's card just
         taken); with one card left, only one that may go (`_check_discard` says)."""
-        acts = self._acts
-        idx, ids, n_hand = hand
-        by_code = idx.by_code
+        acts, by_code = self._acts, idx.by_code
         single = self.took_single if self.rules.single_card_pile else None
         if n_hand >= 2:
             # each position's discard and its plan entry, kept by position (a position holds
@@ -1004,7 +1011,7 @@ class BurracoHand:
     def _to_pile(self, seat: Seat, ref: CardRef) -> None:
         """A card of `seat`'s hand goes face up on the discard pile (a discard, or
         modificato's first-turn put-back)."""
-        self.learn(*ref)
+        self._learn(*ref)
         self.hands[seat].remove(ref[0])
         self.pile.append(ref[0])
         self.exposed = self.exposed.union((ref[0],))   # a new set: copies share the old one
@@ -1036,21 +1043,21 @@ class BurracoHand:
             self._phase = "play"
             if groups:
                 for r in action.shown():
-                    self.learn(*r)
+                    self._learn(*r)
                 self._lay(seat, groups)
                 self.acted = True
             return
         if isinstance(action, A.Meld):
             (groups,) = plan
             for r in action.shown():
-                self.learn(*r)
+                self._learn(*r)
             self._lay(seat, groups)
             self.acted = True
             return
         if isinstance(action, A.Attach):
             arr, positions = plan
             for r in action.cards:
-                self.learn(*r)
+                self._learn(*r)
             m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
             for r in action.cards:
                 self.hands[seat].remove(r[0])
