@@ -297,6 +297,63 @@ def _too_long(what: str) -> WireError:
     return WireError("frame.too_long", what)
 
 
+def _long_container(data: bytes, i: int, b: int) -> tuple[int, int]:
+    """An array16/32 or map16/32 header at `i`: the values it holds (a map's keys and
+    values both) and where they start; its declared length checked against MAX_LIST before
+    anything counts on it."""
+    if b & 1:
+        count = _U32.unpack_from(data, i + 1)[0]
+        i += 5
+    else:
+        count = _U16.unpack_from(data, i + 1)[0]
+        i += 3
+    if count > MAX_LIST:
+        raise _too_long(f"a {'map' if b >= 0xDE else 'list'} of {count} "
+                        f"items (the cap is {MAX_LIST})")
+    return (count * 2 if b >= 0xDE else count), i
+
+
+def _long_str_end(data: bytes, i: int, b: int) -> int:
+    """Where a str8/16/32 at `i` ends. Its byte length is capped first; one long enough to
+    hold more than MAX_STR characters is decoded, so a string over the cap in characters,
+    or not UTF-8, is refused here rather than by msgpack."""
+    if b == 0xD9:
+        size, head = data[i + 1], 2
+    elif b == 0xDA:
+        size, head = _U16.unpack_from(data, i + 1)[0], 3
+    else:
+        size, head = _U32.unpack_from(data, i + 1)[0], 5
+    if size > MAX_STR_BYTES:
+        raise _too_long(f"a string of {size} bytes (the cap is {MAX_STR} "
+                        f"characters, {MAX_STR_BYTES} bytes)")
+    end = i + head + size
+    if size > MAX_STR:
+        if end > len(data):
+            raise WireError("frame.truncated", "the msgpack value is cut short")
+        try:
+            chars = len(data[i + head:end].decode("utf-8"))
+        except UnicodeDecodeError as exc:
+            raise WireError("frame.malformed",
+                            f"a string is not UTF-8 ({exc.reason})") from None
+        if chars > MAX_STR:
+            raise _too_long(f"a string of {chars} characters (the cap is "
+                            f"{MAX_STR})")
+    return end
+
+
+def _other_end(data: bytes, i: int, b: int) -> int:
+    """Where a bin16/32 at `i` ends (its length capped at MAX_BIN); any other first byte
+    left is refused: an extension type, or the reserved 0xc1."""
+    if b in (0xC5, 0xC6):                       # bin16/32
+        size = (_U16 if b == 0xC5 else _U32).unpack_from(data, i + 1)[0]
+        if size > MAX_BIN:
+            raise _too_long(f"bytes of length {size} (the cap is {MAX_BIN})")
+        return int(i + (3 if b == 0xC5 else 5) + size)
+    if b in _EXT:
+        raise WireError("frame.ext", "msgpack extension types are not allowed")
+    raise WireError("frame.malformed", f"reserved byte 0x{b:02x}")   # 0xc1
+
+
 def scan_payload(data: bytes, max_depth: int = MAX_DEPTH, max_values: int = MAX_VALUES) -> bool:
     """Walk the msgpack headers of one payload without building anything; return whether it
     holds a float (refused later, once the seq is read: `frame.float`).
@@ -335,55 +392,17 @@ def scan_payload(data: bytes, max_depth: int = MAX_DEPTH, max_values: int = MAX_
                     i += 2 + data[i + 1]
                     continue
                 elif b in (0xDC, 0xDD, 0xDE, 0xDF):           # array16/32, map16/32
-                    if b & 1:
-                        count = _U32.unpack_from(data, i + 1)[0]
-                        i += 5
-                    else:
-                        count = _U16.unpack_from(data, i + 1)[0]
-                        i += 3
-                    if count > MAX_LIST:
-                        raise _too_long(f"a {'map' if b >= 0xDE else 'list'} of {count} "
-                                        f"items (the cap is {MAX_LIST})")
-                    if b >= 0xDE:
-                        count *= 2
-                elif b in (0xC5, 0xC6):                       # bin16/32
-                    size = (_U16 if b == 0xC5 else _U32).unpack_from(data, i + 1)[0]
-                    if size > MAX_BIN:
-                        raise _too_long(f"bytes of length {size} (the cap is {MAX_BIN})")
-                    i += (3 if b == 0xC5 else 5) + size
-                    continue
+                    count, i = _long_container(data, i, b)
                 elif b in (0xD9, 0xDA, 0xDB):                 # str8/16/32
-                    if b == 0xD9:
-                        size, head = data[i + 1], 2
-                    elif b == 0xDA:
-                        size, head = _U16.unpack_from(data, i + 1)[0], 3
-                    else:
-                        size, head = _U32.unpack_from(data, i + 1)[0], 5
-                    if size > MAX_STR_BYTES:
-                        raise _too_long(f"a string of {size} bytes (the cap is {MAX_STR} "
-                                        f"characters, {MAX_STR_BYTES} bytes)")
-                    end = i + head + size
-                    if size > MAX_STR:
-                        if end > n:
-                            raise WireError("frame.truncated", "the msgpack value is cut short")
-                        try:
-                            chars = len(data[i + head:end].decode("utf-8"))
-                        except UnicodeDecodeError as exc:
-                            raise WireError("frame.malformed",
-                                            f"a string is not UTF-8 ({exc.reason})") from None
-                        if chars > MAX_STR:
-                            raise _too_long(f"a string of {chars} characters (the cap is "
-                                            f"{MAX_STR})")
-                    i = end
+                    i = _long_str_end(data, i, b)
                     continue
                 elif b in (0xCA, 0xCB):                       # float32/64
                     floats = True
                     i += 5 if b == 0xCA else 9
                     continue
-                elif b in _EXT:
-                    raise WireError("frame.ext", "msgpack extension types are not allowed")
-                else:                                         # 0xc1
-                    raise WireError("frame.malformed", f"reserved byte 0x{b:02x}")
+                else:
+                    i = _other_end(data, i, b)
+                    continue
                 if count:
                     if len(stack) >= max_depth:
                         raise WireError("frame.too_deep",

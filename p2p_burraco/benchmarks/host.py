@@ -28,6 +28,7 @@ After S seconds the clients are terminated (SIGTERM), then the host.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import subprocess
@@ -99,18 +100,105 @@ def client_main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.WARNING, format="%(name)s %(levelname)s %(message)s",
                         stream=sys.stderr)
 
-    from ..bots.controller import LazyBotController, bot_factory
-    from ..net.peer import PeerConfig, PeerNode
     from ..net.runtime import run_reactor
 
-    factory = bot_factory(args.strategy, args.seed)
-    stopping = [False]
-    counter = [0]
-    live: list[PeerNode] = []
+    run_reactor(_BotClient(args).start)
+    return 0
 
-    def say(line: str) -> None:
-        if not stopping[0]:
+
+class _BotClient:
+    """The tables of one client process: each created by its seat 0, joined by the others
+    once it exists, and replaced when its match ends; every peer watched until it is done.
+    Twisted is imported only in the client process, never in the bench's own."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        from ..bots.controller import bot_factory
+
+        self.args = args
+        self.factory = bot_factory(args.strategy, args.seed)
+        self.stopping = False
+        self.counter = 0
+        self.live: list[Any] = []      # PeerNodes not known to be done
+
+    def say(self, line: str) -> None:
+        if not self.stopping:
             print(line, flush=True)
+
+    def peer_config(self, name: str, **kw: Any) -> Any:
+        from ..net.peer import PeerConfig
+
+        a = self.args
+        return PeerConfig(host="127.0.0.1", port=a.port, name=name, data_dir=None,
+                          reconnect=True, ping_interval=a.ping_interval,
+                          idle_timeout=a.idle_timeout, **kw)
+
+    def watch(self, peer: Any, creator: bool, reactor: Any) -> None:
+        """Report how a peer ends: a match that ended is replaced by a fresh table (its
+        creator's end says so), a peer that failed is named."""
+        def ok(result: Any) -> None:
+            if creator and not self.stopping:
+                self.say(f"MATCH-END {peer.table}")
+                self.start_table(reactor)
+
+        def failed(f: Any) -> None:
+            self.say(f"PEER-FAIL {peer.config.name} {peer.table}: {f.getErrorMessage()}")
+
+        peer.done.addCallbacks(ok, failed)
+        self.live.append(peer)
+
+    def start_table(self, reactor: Any) -> None:
+        """Seat 0 creates a table (a target no match reaches in the run); when the host
+        names it, the other seats join."""
+        from ..bots.controller import LazyBotController
+        from ..net.peer import PeerNode
+
+        if self.stopping:
+            return
+        self.counter += 1
+        a = self.args
+        tag = f"c{a.index}x{self.counter}"
+        create = {"game": a.game, "variant": a.variant, "players": a.players,
+                  "target": BIG_TARGET, "hands": None}
+        creator = _creator_class()(reactor, self.peer_config(f"{tag}-0", create=create, seat=0),
+                                   LazyBotController(self.factory))
+
+        def joined(table_id: str) -> None:
+            self.say(f"TABLE {table_id}")
+            for seat in range(1, a.players):
+                peer = PeerNode(reactor, self.peer_config(f"{tag}-{seat}", table=table_id,
+                                                          seat=seat),
+                                LazyBotController(self.factory))
+                self.watch(peer, False, reactor)
+                peer.start()
+
+        creator.on_table = joined
+        self.watch(creator, True, reactor)
+        creator.start()
+
+    def until_idle(self, _: Any = None) -> Any:
+        """What marks this client's end: every peer it started is done. Chained through the
+        peers' own `done` (each has had its outcome reported by `watch` by then)."""
+        self.live[:] = [p for p in self.live if not p.done.called]
+        if not self.live:
+            return None
+        return self.live[0].done.addBoth(self.until_idle)
+
+    def start(self, reactor: Any) -> Any:
+        def stop() -> None:
+            self.stopping = True
+        reactor.addSystemEventTrigger("before", "shutdown", stop)
+        self.start_table(reactor)
+        for i in range(1, self.args.tables):
+            reactor.callLater(i * self.args.stagger, self.start_table, reactor)
+        print("CLIENT-STARTED", flush=True)
+        return self.until_idle()         # in practice SIGTERM stops the reactor first
+
+
+@functools.cache
+def _creator_class() -> Any:
+    """A table's seat 0: a PeerNode that hands the table's id to `on_table` once the host
+    has created it (made on first use: the class needs Twisted)."""
+    from ..net.peer import PeerNode
 
     class CreatorPeer(PeerNode):
         """Seat 0: creates the table, then brings the other seats in."""
@@ -123,70 +211,7 @@ def client_main(argv: list[str]) -> int:
                 callback, self.on_table = self.on_table, None
                 callback(frame.body["table"])
 
-    def peer_config(name: str, **kw: Any) -> PeerConfig:
-        return PeerConfig(host="127.0.0.1", port=args.port, name=name, data_dir=None,
-                          reconnect=True, ping_interval=args.ping_interval,
-                          idle_timeout=args.idle_timeout, **kw)
-
-    def watch(peer: PeerNode, creator: bool, reactor: Any) -> None:
-        def ok(result: Any) -> None:
-            if creator and not stopping[0]:
-                say(f"MATCH-END {peer.table}")
-                start_table(reactor)
-
-        def failed(f: Any) -> None:
-            say(f"PEER-FAIL {peer.config.name} {peer.table}: {f.getErrorMessage()}")
-
-        peer.done.addCallbacks(ok, failed)
-        live.append(peer)
-
-    def start_table(reactor: Any) -> None:
-        if stopping[0]:
-            return
-        counter[0] += 1
-        tag = f"c{args.index}x{counter[0]}"
-        create = {"game": args.game, "variant": args.variant, "players": args.players,
-                  "target": BIG_TARGET, "hands": None}
-        creator = CreatorPeer(reactor, peer_config(f"{tag}-0", create=create, seat=0),
-                              LazyBotController(factory))
-
-        def joined(table_id: str) -> None:
-            say(f"TABLE {table_id}")
-            for seat in range(1, args.players):
-                peer = PeerNode(reactor, peer_config(f"{tag}-{seat}", table=table_id,
-                                                     seat=seat), LazyBotController(factory))
-                watch(peer, False, reactor)
-                peer.start()
-
-        creator.on_table = joined
-        watch(creator, True, reactor)
-        creator.start()
-
-    def until_idle(_: Any = None) -> Any:
-        """What marks this client's end: every peer it started is done. Chained through the
-        peers' own `done` (each has had its outcome reported by `watch` by then)."""
-        live[:] = [p for p in live if not p.done.called]
-        if not live:
-            return None
-        return live[0].done.addBoth(until_idle)
-
-    def start(reactor: Any) -> Any:
-        def stop() -> None:
-            stopping[0] = True
-        reactor.addSystemEventTrigger("before", "shutdown", stop)
-        start_table(reactor)
-        for i in range(1, args.tables):
-            reactor.callLater(i * args.stagger, start_table, reactor)
-        print("CLIENT-STARTED", flush=True)
-        return until_idle()         # in practice SIGTERM stops the reactor first
-
-    run_reactor(start)
-    return 0
-
-
-# --------------------------------------------------------------------------- measuring
-
-CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    return CreatorPeer
 
 
 # --------------------------------------------------------------------------- measuring
@@ -420,6 +445,43 @@ class Measure:
 # --------------------------------------------------------------------------- the bench
 
 def run(args: argparse.Namespace) -> int:
+    players, clients, profile = _settings(args)
+    me = Measure()
+    with tempfile.TemporaryDirectory(prefix="p2pb-bench-host-") as tmp:
+        data_dir = Path(tmp)
+        cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.hostproc", "--port", "0",
+               "--data-dir", str(data_dir), "--max-tables", str(args.tables * 2 + 16)]
+        if profile is not None:
+            cmd += ["--profile", str(profile), "--profile-clock", args.profile_clock]
+        host = spawn(cmd)
+        clients_p: list[Proc] = []
+        try:
+            m = host.out.wait_for(r"listening on [\d.]+:(\d+)", host.popen, 60)
+            if m is None:
+                stop(host, 5)
+                err = "\n".join(x for _, x in host.err.lines[-20:])
+                raise OSError(f"the host process did not start:\n{err}")
+            me.rss_start = me.peak = rss_kb(host.popen.pid)
+            me.cpu_listen = cpu_seconds(host.popen.pid)
+            _start_clients(args, int(m.group(1)), players, clients, clients_p)
+            _measure(args, me, host, clients_p, data_dir)
+        finally:
+            for c in clients_p:
+                if c.popen.poll() is None:
+                    c.popen.terminate()
+            for c in clients_p:
+                stop(c, 10)
+            stop(host, 120)
+        _, me.per_hand_events = journals(data_dir)
+        me.hand_files = len(list((data_dir / "matches").glob("*/hand-*.p2pb")))
+        me.disk = sum(f.stat().st_size for f in (data_dir / "matches").rglob("*")
+                      if f.is_file())
+    return report(args, players, clients, host, clients_p, me, profile)
+
+
+def _settings(args: argparse.Namespace) -> tuple[int, int, Path | None]:
+    """The options checked and completed: seats per table, client processes, and where the
+    host's profile goes (None: not profiled)."""
     if args.client:
         raise UsageError("--client is for the bench's own client processes")
     if args.tables < 1:
@@ -436,136 +498,178 @@ def run(args: argparse.Namespace) -> int:
     if not Path("/proc/self/stat").exists():
         raise OSError("bench host reads /proc/<pid>/stat and status (Linux only)")
     profile = args.profile.resolve() if args.profile is not None else None
+    return players, clients, profile
 
-    me = Measure()
-    with tempfile.TemporaryDirectory(prefix="p2pb-bench-host-") as tmp:
-        data_dir = Path(tmp)
-        cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.hostproc", "--port", "0",
-               "--data-dir", str(data_dir), "--max-tables", str(args.tables * 2 + 16)]
-        if profile is not None:
-            cmd += ["--profile", str(profile), "--profile-clock", args.profile_clock]
-        host = spawn(cmd)
-        clients_p: list[Proc] = []
-        try:
-            m = host.out.wait_for(r"listening on [\d.]+:(\d+)", host.popen, 60)
-            if m is None:
-                stop(host, 5)
-                err = "\n".join(x for _, x in host.err.lines[-20:])
-                raise OSError(f"the host process did not start:\n{err}")
-            port = int(m.group(1))
-            pid = host.popen.pid
-            me.rss_start = me.peak = rss_kb(pid)
-            me.cpu_listen = cpu_seconds(pid)
-            for i, n in enumerate(split(args.tables, clients)):
-                ccmd = [sys.executable, "-m", "p2p_burraco.benchmarks.host", "--client",
-                        "--port", str(port), "--tables", str(n), "--index", str(i),
-                        "--game", args.game, "--players", str(players),
-                        "--strategy", args.strategy]
-                if args.variant:
-                    ccmd += ["--variant", args.variant]
-                if args.seed is not None:
-                    ccmd += ["--seed", str(args.seed * 1000 + i)]
-                clients_p.append(spawn(ccmd))
-            for c in clients_p:
-                if c.out.wait_for(r"^CLIENT-STARTED", c.popen, 60) is None:
-                    err = "\n".join(x for _, x in c.err.lines[-20:])
-                    raise OSError(f"a client process did not start:\n{err}")
-            me.t0 = time.monotonic()
-            t_warm = me.t0 + args.warmup * args.seconds
-            t_late = me.t0 + LATEST_WARMUP * args.seconds
-            t_end = me.t0 + args.seconds
-            while True:
-                now = time.monotonic()
-                if host.popen.poll() is not None:
-                    me.died = f"the host process exited early (code {host.popen.returncode})"
-                    break
-                me.peak = max(me.peak, rss_kb(pid))
-                if me.warm is None and now >= t_warm:
-                    me.all_warm = tables_with_a_hand(host.out.lines) >= args.tables
-                    if me.all_warm or now >= t_late:
-                        me.warm = snapshot(pid, host, clients_p, data_dir)
-                if now >= t_end:
-                    break
-                nxt = t_end if me.warm is not None else min(t_warm, t_end)
-                time.sleep(min(RSS_TICK, max(0.005, nxt - now)))
-            me.end = snapshot(pid, host, clients_p, data_dir)
-            me.peak = max(me.peak, me.end.rss)
-            if me.warm is None:      # the host died during the warm-up
-                me.warm = Snapshot(me.t0, me.cpu_listen, me.rss_start, 0, 0.0, 0)
-        finally:
-            for c in clients_p:
-                if c.popen.poll() is None:
-                    c.popen.terminate()
-            for c in clients_p:
-                stop(c, 10)
-            stop(host, 120)
-        _, me.per_hand_events = journals(data_dir)
-        me.hand_files = len(list((data_dir / "matches").glob("*/hand-*.p2pb")))
-        me.disk = sum(f.stat().st_size for f in (data_dir / "matches").rglob("*")
-                      if f.is_file())
-    return report(args, players, clients, host, clients_p, me, profile)
+
+def _start_clients(args: argparse.Namespace, port: int, players: int, clients: int,
+                   started: list[Proc]) -> None:
+    """The client processes, the tables split between them, each appended to `started` as
+    it is spawned (the caller stops whatever started), and waited for until it runs."""
+    for i, n in enumerate(split(args.tables, clients)):
+        ccmd = [sys.executable, "-m", "p2p_burraco.benchmarks.host", "--client",
+                "--port", str(port), "--tables", str(n), "--index", str(i),
+                "--game", args.game, "--players", str(players),
+                "--strategy", args.strategy]
+        if args.variant:
+            ccmd += ["--variant", args.variant]
+        if args.seed is not None:
+            ccmd += ["--seed", str(args.seed * 1000 + i)]
+        started.append(spawn(ccmd))
+    for c in started:
+        if c.out.wait_for(r"^CLIENT-STARTED", c.popen, 60) is None:
+            err = "\n".join(x for _, x in c.err.lines[-20:])
+            raise OSError(f"a client process did not start:\n{err}")
+
+
+def _measure(args: argparse.Namespace, me: Measure, host: Proc, clients_p: list[Proc],
+             data_dir: Path) -> None:
+    """Sample the host until --seconds are up (or it dies): its RSS every RSS_TICK, the
+    warm snapshot once the warm-up is over and every table has closed a hand (or at
+    LATEST_WARMUP at the latest), the end snapshot last."""
+    pid = host.popen.pid
+    me.t0 = time.monotonic()
+    t_warm = me.t0 + args.warmup * args.seconds
+    t_late = me.t0 + LATEST_WARMUP * args.seconds
+    t_end = me.t0 + args.seconds
+    while True:
+        now = time.monotonic()
+        if host.popen.poll() is not None:
+            me.died = f"the host process exited early (code {host.popen.returncode})"
+            break
+        me.peak = max(me.peak, rss_kb(pid))
+        if me.warm is None and now >= t_warm:
+            me.all_warm = tables_with_a_hand(host.out.lines) >= args.tables
+            if me.all_warm or now >= t_late:
+                me.warm = snapshot(pid, host, clients_p, data_dir)
+        if now >= t_end:
+            break
+        nxt = t_end if me.warm is not None else min(t_warm, t_end)
+        time.sleep(min(RSS_TICK, max(0.005, nxt - now)))
+    me.end = snapshot(pid, host, clients_p, data_dir)
+    me.peak = max(me.peak, me.end.rss)
+    if me.warm is None:      # the host died during the warm-up
+        me.warm = Snapshot(me.t0, me.cpu_listen, me.rss_start, 0, 0.0, 0)
 
 
 def report(args: argparse.Namespace, players: int, clients: int, host: Proc,
            clients_p: list[Proc], me: Measure, profile: Path | None) -> int:
+    """Print what the run measured: the run itself, the host's costs per hand in the
+    window, then every error and oddity the processes' lines show. 1 on any error or when
+    no hand was played."""
     warm, end = me.warm, me.end
     assert warm is not None and end is not None
-    t_stop = end.t
-    out = [(t, x) for t, x in host.out.lines if t <= t_stop]
-    hands = [(t, m) for t, m in ((t, HAND_LINE.match(x)) for t, x in out) if m is not None]
-    not_scored = [f"{m.group(1)}: hand {m.group(2)}: {m.group(3)}" for _, m in hands
-                  if m.group(3) != SCORED]
-    started = [t for t, x in out if STARTED_LINE.match(x)]
-    all_started = f"{max(0.0, max(started) - me.t0):.1f} s" if len(started) >= args.tables \
-        else "the end"
-    window_hands = end.hands - warm.hands
-    window_s = end.t - warm.t
-    cpu = end.cpu - warm.cpu
-    ccpu = end.clients_cpu - warm.clients_cpu
-    events = end.events - warm.events
-    per_table: dict[str, int] = {}
-    for _, m in hands:
-        per_table[m.group(1)] = per_table.get(m.group(1), 0) + 1
-
-    def lines_with(*words: str) -> list[str]:
-        return [x for _, x in out if any(w in x for w in words)]
-    drops = lines_with(" dropped; seat held")
-    timeouts = lines_with(": timeout: ")
-    refused = lines_with(": refused seat ")
-    faults = lines_with("host is at fault", "did not come back", "signed another result")
-
-    peer_fails: list[str] = []
-    match_ends: list[str] = []
-    client_tb: list[str] = []
-    rejected = 0
-    client_err: list[str] = []
-    for c in clients_p:
-        for t, x in c.out.lines:
-            if t > t_stop:
-                continue
-            if x.startswith("PEER-FAIL"):
-                peer_fails.append(x[len("PEER-FAIL "):])
-            elif x.startswith("MATCH-END"):
-                match_ends.append(x.split()[1] if len(x.split()) > 1 else "?")
-        err = [(t, x) for t, x in c.err.lines if t <= t_stop]
-        client_tb += tracebacks(err)
-        rejected += sum(1 for _, x in err if "action refused" in x)
-        client_err += [x for _, x in err if x and not x.startswith((" ", "\t", "Traceback"))]
-    host_tb = tracebacks(host.err.lines)
-    host_err = [x for _, x in host.err.lines if x and not x.startswith((" ", "\t", "Traceback"))]
-    errors = len(peer_fails) + len(not_scored) + len(host_tb) + len(client_tb) + bool(me.died)
-
-    def per_hand(v: float, fmt: str, unit: str) -> str:
-        return f"{format(v / window_hands, fmt)} {unit}" if window_hands > 0 else \
-            "n/a (no hand closed in the window)"
-
-    def pct(v: float) -> str:
-        return f"{v / window_s * 100:.0f} %" if window_s > 0 else "n/a"
-
+    seen = _Seen.read(host, clients_p, end.t)
+    w = _Window(warm, end)
     print(f"bench host: {args.game} {args.variant or '(default rules)'}, {args.tables} tables "
           f"× {players} seats, bots '{args.strategy}' in {clients} client process(es); "
           f"{args.seconds:g} s over loopback TCP"
           + (f" — HOST UNDER cProfile ({args.profile_clock} clock)" if profile else ""))
+    _print_progress(args, me, seen, w)
+    _print_costs(me, host, w, clients, len(seen.hands))
+    errors = _print_errors(me, seen)
+    if profile is not None:
+        print_profile(profile, args.profile_clock)
+    return 1 if errors or not seen.hands else 0
+
+
+@dataclass
+class _Seen:
+    """What the processes said by the end of the run (`t_stop`): the hands the host played
+    (and those not scored), its matches started, and the lines that name trouble."""
+
+    out: list[tuple[float, str]]
+    hands: list[tuple[float, re.Match[str]]]
+    not_scored: list[str]
+    started: list[float]
+    per_table: dict[str, int]
+    drops: list[str]
+    timeouts: list[str]
+    refused: list[str]
+    faults: list[str]
+    peer_fails: list[str] = field(default_factory=list)
+    match_ends: list[str] = field(default_factory=list)
+    client_tb: list[str] = field(default_factory=list)
+    rejected: int = 0
+    client_err: list[str] = field(default_factory=list)
+    host_tb: list[str] = field(default_factory=list)
+    host_err: list[str] = field(default_factory=list)
+
+    @classmethod
+    def read(cls, host: Proc, clients_p: list[Proc], t_stop: float) -> _Seen:
+        out = [(t, x) for t, x in host.out.lines if t <= t_stop]
+        hands = [(t, m) for t, m in ((t, HAND_LINE.match(x)) for t, x in out) if m is not None]
+        per_table: dict[str, int] = {}
+        for _, m in hands:
+            per_table[m.group(1)] = per_table.get(m.group(1), 0) + 1
+
+        def lines_with(*words: str) -> list[str]:
+            return [x for _, x in out if any(w in x for w in words)]
+        seen = cls(
+            out, hands,
+            [f"{m.group(1)}: hand {m.group(2)}: {m.group(3)}" for _, m in hands
+             if m.group(3) != SCORED],
+            [t for t, x in out if STARTED_LINE.match(x)], per_table,
+            lines_with(" dropped; seat held"), lines_with(": timeout: "),
+            lines_with(": refused seat "),
+            lines_with("host is at fault", "did not come back", "signed another result"))
+        for c in clients_p:
+            for t, x in c.out.lines:
+                if t > t_stop:
+                    continue
+                if x.startswith("PEER-FAIL"):
+                    seen.peer_fails.append(x[len("PEER-FAIL "):])
+                elif x.startswith("MATCH-END"):
+                    seen.match_ends.append(x.split()[1] if len(x.split()) > 1 else "?")
+            err = [(t, x) for t, x in c.err.lines if t <= t_stop]
+            seen.client_tb += tracebacks(err)
+            seen.rejected += sum(1 for _, x in err if "action refused" in x)
+            seen.client_err += [x for _, x in err
+                                if x and not x.startswith((" ", "\t", "Traceback"))]
+        seen.host_tb = tracebacks(host.err.lines)
+        seen.host_err = [x for _, x in host.err.lines
+                         if x and not x.startswith((" ", "\t", "Traceback"))]
+        return seen
+
+
+@dataclass
+class _Window:
+    """The measured window: from the warm-up's snapshot to the end's, and what the host
+    and the clients did in it."""
+
+    warm: Snapshot
+    end: Snapshot
+
+    @property
+    def hands(self) -> int:
+        return self.end.hands - self.warm.hands
+
+    @property
+    def seconds(self) -> float:
+        return self.end.t - self.warm.t
+
+    @property
+    def cpu(self) -> float:
+        return self.end.cpu - self.warm.cpu
+
+    @property
+    def clients_cpu(self) -> float:
+        return self.end.clients_cpu - self.warm.clients_cpu
+
+    @property
+    def events(self) -> int:
+        return self.end.events - self.warm.events
+
+    def per_hand(self, v: float, fmt: str, unit: str) -> str:
+        return f"{format(v / self.hands, fmt)} {unit}" if self.hands > 0 else \
+            "n/a (no hand closed in the window)"
+
+    def pct(self, v: float) -> str:
+        return f"{v / self.seconds * 100:.0f} %" if self.seconds > 0 else "n/a"
+
+
+def _print_progress(args: argparse.Namespace, me: Measure, seen: _Seen, w: _Window) -> None:
+    """The machine, the tables and hands played, and the window the figures cover (and
+    whether the warm-up had to be cut before every table had closed a hand)."""
     try:
         with open("/proc/loadavg") as f:
             load = f.read().split()[:3]
@@ -573,31 +677,41 @@ def report(args: argparse.Namespace, players: int, clients: int, host: Proc,
               f"{' '.join(load)} (at the end)")
     except OSError:
         pass
+    started = seen.started
+    all_started = f"{max(0.0, max(started) - me.t0):.1f} s" if len(started) >= args.tables \
+        else "the end"
     print(f"  tables:                {len(started)} matches started (all {args.tables} by "
-          f"{all_started}); {len(match_ends)} ended and were replaced")
-    print(f"  hands completed:       {len(hands)} in all ({me.hand_files} signed off and on "
-          f"disk); {window_hands} in the measured window")
-    if per_table:
-        counts = sorted(per_table.values())
+          f"{all_started}); {len(seen.match_ends)} ended and were replaced")
+    print(f"  hands completed:       {len(seen.hands)} in all ({me.hand_files} signed off and "
+          f"on disk); {w.hands} in the measured window")
+    if seen.per_table:
+        counts = sorted(seen.per_table.values())
         print(f"                         per table: min {counts[0]}, median "
               f"{counts[len(counts) // 2]}, max {counts[-1]}")
-    print(f"  measured window:       {window_s:.1f} s, after a warm-up of "
-          f"{warm.t - me.t0:.1f} s (at least {args.warmup * 100:.0f} % of the time, "
+    print(f"  measured window:       {w.seconds:.1f} s, after a warm-up of "
+          f"{w.warm.t - me.t0:.1f} s (at least {args.warmup * 100:.0f} % of the time, "
           + ("and until every table had closed a hand" if me.all_warm else
              f"cut at {LATEST_WARMUP * 100:.0f} %: NOT every table had closed a hand yet, so "
              "the figures per hand include set-up; run longer (--seconds)")
           + ")")
-    print(f"  hands per minute:      {window_hands / window_s * 60:.1f}" if window_s > 0 else
+    print(f"  hands per minute:      {w.hands / w.seconds * 60:.1f}" if w.seconds > 0 else
           "  hands per minute:      n/a")
-    print(f"  host CPU per hand:     {per_hand(cpu * 1000, '.1f', 'ms')}  (user+sys {cpu:.2f} s "
-          f"in the window = {pct(cpu)} of one core; {me.cpu_listen:.2f} s to start, "
-          f"{end.cpu:.2f} s in all)")
+
+
+def _print_costs(me: Measure, host: Proc, w: _Window, clients: int, n_hands: int) -> None:
+    """The host's CPU per hand (by hands closed, and normalised by journal events), where
+    its wall time went by its own clocks, the clients' CPU, memory and disk."""
+    cpu, end = w.cpu, w.end
+    print(f"  host CPU per hand:     {w.per_hand(cpu * 1000, '.1f', 'ms')}  (user+sys "
+          f"{cpu:.2f} s in the window = {w.pct(cpu)} of one core; {me.cpu_listen:.2f} s to "
+          f"start, {end.cpu:.2f} s in all)")
+    events = w.events
     if me.per_hand_events and events > 0:
         eph = sum(me.per_hand_events) / len(me.per_hand_events)
         print(f"    by journal events:   {cpu / events * eph * 1000:.1f} ms  ({events} events "
               f"journaled in the window, {cpu / events * 1e6:.0f} µs of host CPU each; "
               f"{eph:.0f} events per closed hand, n={len(me.per_hand_events)})")
-    a, b = host_clocks(host.out.lines, warm.t), host_clocks(host.out.lines, end.t)
+    a, b = host_clocks(host.out.lines, w.warm.t), host_clocks(host.out.lines, end.t)
     if a is not None and b is not None and b[0] > a[0]:
         span = b[0] - a[0]
         syncs, sync_s, idle_s, gc_s = b[1] - a[1], b[2] - a[2], b[3] - a[3], b[4] - a[4]
@@ -605,24 +719,33 @@ def report(args: argparse.Namespace, players: int, clients: int, host: Proc,
         print(f"  host wall time:        {sync_s / span * 100:.0f} % in fdatasync/fsync ("
               f"{syncs} calls, {sync_s / max(syncs, 1) * 1000:.2f} ms each), "
               f"{idle_s / span * 100:.0f} % idle in epoll, {rest / span * 100:.0f} % the rest "
-              f"(Python work: {cpu / window_s * 100 if window_s else 0:.0f} % on a core, "
+              f"(Python work: {cpu / w.seconds * 100 if w.seconds else 0:.0f} % on a core, "
               f"the remainder waiting for one)  ({span:.0f} s, the host's own clocks)")
         print(f"  host garbage collector: {gc_s * 1000:.0f} ms in the window"
               + (f" ({gc_s / cpu * 100:.1f} % of the host CPU)" if cpu > 0 else ""))
-    print(f"  clients' CPU per hand: {per_hand(ccpu * 1000, '.0f', 'ms')}  (the bots: {clients} "
-          f"client processes at {pct(ccpu)} of one core in the window)")
+    ccpu = w.clients_cpu
+    print(f"  clients' CPU per hand: {w.per_hand(ccpu * 1000, '.0f', 'ms')}  (the bots: "
+          f"{clients} client processes at {w.pct(ccpu)} of one core in the window)")
     print(f"  host RSS:              start {me.rss_start / 1024:.1f} MB (listening), peak "
           f"{me.peak / 1024:.1f} MB, end {end.rss / 1024:.1f} MB")
-    print(f"  RSS growth per hand:   {per_hand(end.rss - warm.rss, '.1f', 'KB')}  "
-          f"({(end.rss - warm.rss) / 1024:+.1f} MB over the window)")
+    print(f"  RSS growth per hand:   {w.per_hand(end.rss - w.warm.rss, '.1f', 'KB')}  "
+          f"({(end.rss - w.warm.rss) / 1024:+.1f} MB over the window)")
     print(f"  disk:                  {me.disk / 1024:.0f} KB in matches/"
-          + (f" ({me.disk / 1024 / len(hands):.1f} KB per hand)" if hands else ""))
-    print(f"  errors:                {errors}  ({len(peer_fails)} bot peers failed, "
-          f"{len(not_scored)} hands not scored, {len(host_tb)} host tracebacks, "
-          f"{len(client_tb)} client tracebacks" + (f", {me.died}" if me.died else "") + ")")
-    print(f"  also:                  {len(refused)} host refusals, {len(timeouts)} timeouts, "
-          f"{len(drops)} drops before the stop, {rejected} bot moves refused, "
-          f"{len(faults)} fault lines")
+          + (f" ({me.disk / 1024 / n_hands:.1f} KB per hand)" if n_hands else ""))
+
+
+def _print_errors(me: Measure, seen: _Seen) -> int:
+    """The errors (a bot peer failed, a hand not scored, a traceback, the host gone) and
+    the rest worth a look, each list with its first lines; the number of errors."""
+    errors = len(seen.peer_fails) + len(seen.not_scored) + len(seen.host_tb) \
+        + len(seen.client_tb) + bool(me.died)
+    print(f"  errors:                {errors}  ({len(seen.peer_fails)} bot peers failed, "
+          f"{len(seen.not_scored)} hands not scored, {len(seen.host_tb)} host tracebacks, "
+          f"{len(seen.client_tb)} client tracebacks" + (f", {me.died}" if me.died else "")
+          + ")")
+    print(f"  also:                  {len(seen.refused)} host refusals, {len(seen.timeouts)} "
+          f"timeouts, {len(seen.drops)} drops before the stop, {seen.rejected} bot moves "
+          f"refused, {len(seen.faults)} fault lines")
 
     def show(title: str, items: list[str], limit: int = 8) -> None:
         if items:
@@ -631,19 +754,17 @@ def report(args: argparse.Namespace, players: int, clients: int, host: Proc,
                 print(f"    {x}")
             if len(items) > limit:
                 print(f"    … {len(items) - limit} more")
-    show("bot peers failed", peer_fails)
-    show("hands not scored", not_scored)
-    show("host tracebacks", host_tb)
-    show("client tracebacks", client_tb)
-    show("host refusals", refused)
-    show("timeouts", timeouts)
-    show("drops", drops, 4)
-    show("fault lines", faults)
-    show("host stderr", host_err, 12)
-    show("client stderr", client_err, 12)
-    if profile is not None:
-        print_profile(profile, args.profile_clock)
-    return 1 if errors or not hands else 0
+    show("bot peers failed", seen.peer_fails)
+    show("hands not scored", seen.not_scored)
+    show("host tracebacks", seen.host_tb)
+    show("client tracebacks", seen.client_tb)
+    show("host refusals", seen.refused)
+    show("timeouts", seen.timeouts)
+    show("drops", seen.drops, 4)
+    show("fault lines", seen.faults)
+    show("host stderr", seen.host_err, 12)
+    show("client stderr", seen.client_err, 12)
+    return errors
 
 
 def short_path(filename: str) -> str:

@@ -24,10 +24,13 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from .counting import COUNT_PATTERN, KINDS
+
+if TYPE_CHECKING:
+    from .host import Proc
 
 HELP = "CPU per hand of the host and of each peer, each in its own process, against the " \
        "floor of the cryptography each did"
@@ -152,7 +155,7 @@ def at(series: list[Sample], t: float) -> Sample | None:
 
 def run(args: argparse.Namespace) -> int:
     from .counting import unit_costs
-    from .host import HAND_LINE, Proc, spawn, stop, tracebacks
+    from .host import HAND_LINE, tracebacks
 
     if args.peer:
         raise UsageError("--peer is for the bench's own seat processes")
@@ -163,8 +166,59 @@ def run(args: argparse.Namespace) -> int:
     if profile is not None:
         profile.mkdir(parents=True, exist_ok=True)
     costs = unit_costs()
+    load_before = _load_average()
+    played = _play(args, players, profile)
+    host, peers, t_end = played.host, played.peers, played.t_end
+    hands = [t for t, x in host.out.lines if HAND_LINE.match(x)]
+    first = hands[0] if hands else t_end
+    t_warm = max(played.t_warm, first)
+    in_window = sum(1 for t in hands if t_warm < t <= t_end)
+
+    print(f"bench table: {args.game} {args.variant or '(default rules)'}, {players} seats, "
+          f"bots '{args.strategy}', host and every seat in its own process; {args.seconds:g} s")
+    print(f"  load average:   {load_before} before, {_load_average()} after")
+    print("  one bare call:  " + ", ".join(f"{k} {v * 1e6:.1f} µs" for k, v in costs.items())
+          + " (process time, measured by the bench first)")
+    print(f"  hands:          {len(hands)} closed; {in_window} in the measured window "
+          f"({t_end - t_warm:.1f} s)")
+    errors = tracebacks(host.err.lines) + [tb for q in peers for tb in tracebacks(q.err.lines)]
+    if in_window == 0:
+        print("  no hand closed in the window: run longer (--seconds)")
+        return 1
+    _print_costs(players, [host, *peers], costs, t_warm, t_end, in_window)
+    if errors:
+        print(f"  tracebacks ({len(errors)}):")
+        for x in errors[:8]:
+            print(f"    {x}")
+    if profile is not None:
+        from .host import print_profile
+        for name in ["host"] + [f"seat-{i}" for i in range(players)]:
+            print(f"\n===== {name}")
+            print_profile(profile / f"{name}.pstats", "cpu", 15)
+    return 1 if errors else 0
+
+
+def _load_average() -> str:
     with open("/proc/loadavg") as f:
-        load_before = " ".join(f.read().split()[:3])
+        return " ".join(f.read().split()[:3])
+
+
+@dataclass
+class _Played:
+    """The processes of a table that played (stopped by now, their lines kept) and the
+    bench's window: from the end of the warm-up to the end of the run (or the first
+    process to exit)."""
+
+    host: Proc
+    peers: list[Proc]
+    t_warm: float
+    t_end: float
+
+
+def _play(args: argparse.Namespace, players: int, profile: Path | None) -> _Played:
+    """Start the host, seat 0 (which creates the table) and the other seats, let them play
+    for --seconds, and stop them all: the figures come afterwards from their lines."""
+    from .host import spawn, stop
 
     with tempfile.TemporaryDirectory(prefix="p2pb-bench-table-") as tmp:
         host_cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.hostproc", "--port", "0",
@@ -179,27 +233,13 @@ def run(args: argparse.Namespace) -> int:
                 raise OSError("the host process did not start:\n"
                               + "\n".join(x for _, x in host.err.lines[-20:]))
             port = m.group(1)
-
-            def seat_cmd(seat: int, table: str | None) -> list[str]:
-                cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.table", "--peer",
-                       "--port", port, "--seat", str(seat), "--game", args.game,
-                       "--players", str(players), "--strategy", args.strategy]
-                if table is not None:
-                    cmd += ["--table", table]
-                if args.variant:
-                    cmd += ["--variant", args.variant]
-                if args.seed is not None:
-                    cmd += ["--seed", str(args.seed * 100 + seat)]
-                if profile is not None:
-                    cmd += ["--profile", str(profile / f"seat-{seat}.pstats")]
-                return cmd
-            peers.append(spawn(seat_cmd(0, None)))
+            peers.append(spawn(_seat_cmd(args, players, profile, port, 0, None)))
             m = peers[0].out.wait_for(TABLE_LINE.pattern, peers[0].popen, 60)
             if m is None:
                 raise OSError("seat 0 did not create a table:\n"
                               + "\n".join(x for _, x in peers[0].err.lines[-20:]))
             for seat in range(1, players):
-                peers.append(spawn(seat_cmd(seat, m.group(1))))
+                peers.append(spawn(_seat_cmd(args, players, profile, port, seat, m.group(1))))
             t0 = time.monotonic()
             t_warm, t_end = t0 + args.warmup * args.seconds, t0 + args.seconds
             while time.monotonic() < t_end:
@@ -213,29 +253,35 @@ def run(args: argparse.Namespace) -> int:
             for q in peers:
                 stop(q, 10)
             stop(host, 30)
-    hands = [t for t, x in host.out.lines if HAND_LINE.match(x)]
-    first = hands[0] if hands else t_end
-    t_warm = max(t_warm, first)
-    in_window = sum(1 for t in hands if t_warm < t <= t_end)
-    with open("/proc/loadavg") as f:
-        load_after = " ".join(f.read().split()[:3])
+    return _Played(host, peers, t_warm, t_end)
 
-    print(f"bench table: {args.game} {args.variant or '(default rules)'}, {players} seats, "
-          f"bots '{args.strategy}', host and every seat in its own process; {args.seconds:g} s")
-    print(f"  load average:   {load_before} before, {load_after} after")
-    print("  one bare call:  " + ", ".join(f"{k} {v * 1e6:.1f} µs" for k, v in costs.items())
-          + " (process time, measured by the bench first)")
-    print(f"  hands:          {len(hands)} closed; {in_window} in the measured window "
-          f"({t_end - t_warm:.1f} s)")
-    errors = tracebacks(host.err.lines) + [tb for q in peers for tb in tracebacks(q.err.lines)]
-    if in_window == 0:
-        print("  no hand closed in the window: run longer (--seconds)")
-        return 1
+
+def _seat_cmd(args: argparse.Namespace, players: int, profile: Path | None, port: str,
+              seat: int, table: str | None) -> list[str]:
+    """The command line of one seat's process (`table` None: seat 0, which creates it)."""
+    cmd = [sys.executable, "-m", "p2p_burraco.benchmarks.table", "--peer",
+           "--port", port, "--seat", str(seat), "--game", args.game,
+           "--players", str(players), "--strategy", args.strategy]
+    if table is not None:
+        cmd += ["--table", table]
+    if args.variant:
+        cmd += ["--variant", args.variant]
+    if args.seed is not None:
+        cmd += ["--seed", str(args.seed * 100 + seat)]
+    if profile is not None:
+        cmd += ["--profile", str(profile / f"seat-{seat}.pstats")]
+    return cmd
+
+
+def _print_costs(players: int, procs: list[Proc], costs: dict[str, float], t_warm: float,
+                 t_end: float, in_window: int) -> None:
+    """One row a process and one for the whole table: CPU per hand against the floor of the
+    cryptography it counted in the window (each count × the cost of one bare call)."""
     print(f"  {'process':<8} {'CPU/hand':>10} {'floor/hand':>11} {'ratio':>6}   "
           + "  ".join(f"{k + '/hand':>12}" for k in KINDS))
     names = ["host"] + [f"seat {i}" for i in range(players)]
     total_cpu = total_floor = 0.0
-    for name, proc in zip(names, [host, *peers], strict=False):  # a seat may not have started
+    for name, proc in zip(names, procs, strict=False):  # a seat may not have started
         series = samples(proc.out.lines)
         a, b = at(series, t_warm), at(series, t_end)
         if a is None or b is None or b.t <= a.t:
@@ -253,16 +299,6 @@ def run(args: argparse.Namespace) -> int:
               + "  ".join(f"{per[k]:>12.0f}" for k in KINDS))
     print(f"  {'table':<8} {total_cpu * 1000:>7.1f} ms {total_floor * 1000:>8.1f} ms "
           f"{total_cpu / total_floor if total_floor else float('nan'):>5.1f}×")
-    if errors:
-        print(f"  tracebacks ({len(errors)}):")
-        for x in errors[:8]:
-            print(f"    {x}")
-    if profile is not None:
-        from .host import print_profile
-        for name in ["host"] + [f"seat-{i}" for i in range(players)]:
-            print(f"\n===== {name}")
-            print_profile(profile / f"{name}.pstats", "cpu", 15)
-    return 1 if errors else 0
 
 
 if __name__ == "__main__":

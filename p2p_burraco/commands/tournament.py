@@ -14,9 +14,14 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
+
+if TYPE_CHECKING:
+    from ..net.tournament import EventConfig
+    from ..tournament.movement import Round
+    from ..tournament.standings import Result
 
 HELP = ("run a club tournament (Mitchell, Danish or individual; victory points; standings), "
         "or `tournament verify DIR`")
@@ -151,39 +156,18 @@ def run_bots(address: str, count: str, prefix: str | None, args: argparse.Namesp
 # --------------------------------------------------------------------------- the event
 
 def run_event(args: argparse.Namespace) -> int:
-    import datetime as dt
-    import random
-
     from ..bots.controller import DEFAULT_STRATEGY, LazyBotController, bot_factory
     from ..net.host import HostConfig
     from ..net.identity import default_data_dir, load_or_create_identity
     from ..net.runtime import run_reactor
-    from ..net.tournament import EventConfig, start_tournament
+    from ..net.tournament import start_tournament
     from ..table.match_record import host_hook
     from .host import configure_logging
 
     configure_logging(args.verbose)
     data_dir = args.data_dir or default_data_dir()
-    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
-    hands = args.hands if args.hands is not None else 3
-    from ..tournament.vp import check_hands
-
-    check_hands(args.game, hands)                   # refused before anything starts
-    if args.format == "individual" and (args.game != "burraco" or args.players not in (None, 4)):
-        raise UsageError("the individual format is for Burraco at 4 seats (partners change "
-                         "each round) [TOURN-11]")
-    if args.start_when is None and not sys.stdin.isatty():
-        raise UsageError("with no terminal for the director's commands, give --start-when N "
-                         "(the number of players that closes registration)")
-    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
-    directory = (args.dir or Path(data_dir) / "tournaments" / stamp).resolve()
-    if (directory / "standings.json").exists():
-        raise UsageError(f"{directory} already holds a tournament; choose another --dir")
-    directory.mkdir(parents=True, exist_ok=True)
-    cfg = EventConfig(game=args.game, variant=args.variant, players=args.players,
-                      format=args.format, rounds=args.rounds, hands=hands, seed=seed,
-                      start_when=args.start_when, no_show=args.no_show,
-                      auto_next=args.auto_next, directory=directory)
+    cfg = _event_config(args, data_dir)
+    seed, directory = cfg.seed, cfg.directory
     host_cfg = HostConfig(bind=args.bind, port=args.port, game=args.game, variant=args.variant,
                           data_dir=data_dir, grace=args.grace, clock=args.clock,
                           match_clock=args.match_clock, step_deadline=args.step_deadline,
@@ -232,6 +216,36 @@ def run_event(args: argparse.Namespace) -> int:
     if args.csv:
         write_csv(event.standings_rows(), args.csv)
     return 0
+
+
+def _event_config(args: argparse.Namespace, data_dir: str | Path) -> EventConfig:
+    """The event as the options give it (`net.tournament.EventConfig`), every option that
+    cannot work refused before anything starts, and its records' directory made (a fresh
+    one, stamped, unless --dir names one that holds no tournament yet)."""
+    import datetime as dt
+    import random
+
+    from ..net.tournament import EventConfig
+    from ..tournament.vp import check_hands
+
+    seed = args.seed if args.seed is not None else random.SystemRandom().randrange(10**9)
+    hands = args.hands if args.hands is not None else 3
+    check_hands(args.game, hands)                   # refused before anything starts
+    if args.format == "individual" and (args.game != "burraco" or args.players not in (None, 4)):
+        raise UsageError("the individual format is for Burraco at 4 seats (partners change "
+                         "each round) [TOURN-11]")
+    if args.start_when is None and not sys.stdin.isatty():
+        raise UsageError("with no terminal for the director's commands, give --start-when N "
+                         "(the number of players that closes registration)")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d-%H%M%S")
+    directory = (args.dir or Path(data_dir) / "tournaments" / stamp).resolve()
+    if (directory / "standings.json").exists():
+        raise UsageError(f"{directory} already holds a tournament; choose another --dir")
+    directory.mkdir(parents=True, exist_ok=True)
+    return EventConfig(game=args.game, variant=args.variant, players=args.players,
+                       format=args.format, rounds=args.rounds, hands=hands, seed=seed,
+                       start_when=args.start_when, no_show=args.no_show,
+                       auto_next=args.auto_next, directory=directory)
 
 
 COMMANDS_HELP = """commands / comandi:
@@ -304,8 +318,7 @@ def verify(directory: Path, args: argparse.Namespace) -> int:
     """TOURN-15: the signature, every match, every result, the standings."""
     from ..net.identity import verify as verify_sig
     from ..net.tournament import canonical, standings_rows
-    from ..tournament.movement import Round
-    from ..tournament.standings import Result, match_result, tally
+    from ..tournament.standings import tally
 
     path = directory / "standings.json"
     try:
@@ -328,29 +341,7 @@ def verify(directory: Path, args: argparse.Namespace) -> int:
                               if dirs else {"exit": 0})
     by_id = {m.get("match_id"): m for m in report.get("matches", [])}
     code = int(report.get("exit", EXIT_INCOMPLETE))
-    rounds: list[Round] = []
-    results: list[list[Result | None]] = []
-    for r, rnd in enumerate(body["rounds"]):
-        rounds.append(Round.from_json(rnd))
-        row: list[Result | None] = []
-        for t, tb in enumerate(rnd["tables"]):
-            where = f"round {r + 1} table {t + 1}"
-            m = by_id.get(tb.get("match_id"))
-            computed = (m or {}).get("standings", {}).get("computed")
-            if m is None or computed is None:
-                missing.append(f"{where}: no audited match {tb.get('match_id')}")
-                row.append(None)
-                continue
-            stated = tb.get("result")
-            reason = stated.get("reason", "hands") if stated else "hands"
-            got = match_result(game, hands, computed, reason)
-            if stated is None or Result.from_json(stated) != got:
-                problems.append(f"{where}: the signed result {stated} is not what the "
-                                f"audited hands give ({got.to_json()})")
-            print(f"{where} ({tb.get('table')}): match {str(tb['match_id'])[:8]} "
-                  f"{m.get('verdict')}, VP {got.vp[0]}-{got.vp[1]}, MP {got.mp[0]:+d}")
-            row.append(got)
-        results.append(row)
+    rounds, results = _audited_results(body, by_id, game, hands, problems, missing)
     lines = tally(len(body["entrants"]), rounds, results, game, hands)
     rows = standings_rows(lines, body["entrants"])
     if rows != body["standings"]:
@@ -380,6 +371,41 @@ def verify(directory: Path, args: argparse.Namespace) -> int:
             EXIT_NOT_TOURNAMENT: "not a tournament"}.get(final, "?")
     print(f"{len(dirs)} match(es): {word}")
     return final
+
+
+def _audited_results(body: dict[str, Any], by_id: dict[Any, Any], game: str, hands: int,
+                     problems: list[str], missing: list[str]
+                     ) -> tuple[list[Round], list[list[Result | None]]]:
+    """Each round's tables and the result each match's audited hands give (None: no
+    audited match), one line printed a table; a signed result that differs is a problem,
+    a match not audited is missing."""
+    from ..tournament.movement import Round
+    from ..tournament.standings import Result, match_result
+
+    rounds: list[Round] = []
+    results: list[list[Result | None]] = []
+    for r, rnd in enumerate(body["rounds"]):
+        rounds.append(Round.from_json(rnd))
+        row: list[Result | None] = []
+        for t, tb in enumerate(rnd["tables"]):
+            where = f"round {r + 1} table {t + 1}"
+            m = by_id.get(tb.get("match_id"))
+            computed = (m or {}).get("standings", {}).get("computed")
+            if m is None or computed is None:
+                missing.append(f"{where}: no audited match {tb.get('match_id')}")
+                row.append(None)
+                continue
+            stated = tb.get("result")
+            reason = stated.get("reason", "hands") if stated else "hands"
+            got = match_result(game, hands, computed, reason)
+            if stated is None or Result.from_json(stated) != got:
+                problems.append(f"{where}: the signed result {stated} is not what the "
+                                f"audited hands give ({got.to_json()})")
+            print(f"{where} ({tb.get('table')}): match {str(tb['match_id'])[:8]} "
+                  f"{m.get('verdict')}, VP {got.vp[0]}-{got.vp[1]}, MP {got.mp[0]:+d}")
+            row.append(got)
+        results.append(row)
+    return rounds, results
 
 
 # --------------------------------------------------------------------------- bench

@@ -122,68 +122,15 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
     report = HandAudit(verdict, hs)
     faults = verdict.faults
     base = len(faults)
-    try:
-        replica = HandReplica(hs, verify_signatures=False, state=state)
-        start = HandReplica(hs, verify_signatures=False, state=state).hand
-    except ReplicaError as exc:     # the walk found it host-signed: the host's word is wrong
-        party = "host" if signing.verify(hs.get("host_key") or b"", hs) else "record"
-        faults.append(Fault(None, "bad_hand_start", 0, str(exc), party=party))
+    replica = _dealt(report, state)
+    if replica is None:
         return report
-    report.start = start
-    full = verdict.deal is not None
-    if full:
-        assert verdict.deal is not None
-        try:
-            _learn_all(start, verdict.deal)
-            _learn_all(replica.hand, verdict.deal)
-        except ValueError as exc:
-            # only the quick audit (passes not recomputed) gets here: the seeds' deal is not
-            # the one dealt, so some pass deviated — the full audit says whose
-            faults.append(Fault(None, "deal_mismatch", None, str(exc)))
-            return report
-    else:
-        report.notes.append("the deal cannot be re-derived: the game is replayed with the "
-                            "cards shown face up only")
     for i in range(1, len(entries)):
         e = entries[i]
-        t = e.get("type")
-        if t in HOST_TYPES:
-            try:
-                replica.check_host(e)
-            except TableError as exc:
-                if "signed" not in exc.message and "another history" not in exc.message:
-                    faults.append(Fault(None, f"false_{t}", i, exc.message, party="host"))
-            else:
-                if t == "refusal":
-                    faults.extend(_proven_by_refusal(replica, e, i))
-            try:
-                replica.apply_host(e)
-            except (KeyError, TypeError, ValueError):
-                faults.append(Fault(None, "malformed", i, f"a {t} that cannot be applied"))
-            continue
-        seat = e.get("seat")
-        if not isinstance(seat, int) or isinstance(seat, bool) \
-                or not 0 <= seat < replica.n_seats:
-            continue        # named by the fair-deal audit
-        try:
-            replica.check_content(seat, e)
-        except TableError as exc:
-            what = _SEAT_CODES.get(exc.code)
-            if what is not None:
-                faults.append(Fault(seat, what, i, exc.message + (f" [{exc.rule}]"
-                                                                 if exc.rule else "")))
-                faults.append(Fault(None, "accepted_invalid", i,
-                                    f"the host accepted seat {seat}'s {t} ({exc.code})",
-                                    party="host"))
-        try:
-            replica.apply(e)
-        except (KeyError, TypeError, ValueError, LookupError):
-            continue        # malformed or illegal: named above
-        if t == "action" and conserve_each:
-            try:
-                check_cards_conserved(replica.hand)
-            except AssertionError as exc:
-                faults.append(Fault(None, "cards_not_conserved", i, str(exc)))
+        if e.get("type") in HOST_TYPES:
+            _replay_host(replica, e, i, faults)
+        else:
+            _replay_seat(replica, e, i, faults, conserve_each)
     if not conserve_each:
         try:
             check_cards_conserved(replica.hand)
@@ -191,6 +138,93 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
             verdict.faults[:] = verdict.faults[:base]
             return _replay(entries, verdict, state, conserve_each=True)
     faults.extend(judge_alarms_of(entries, list(faults)))
+    _conclude(report, replica, verdict.deal is not None)
+    return report
+
+
+def _dealt(report: HandAudit, state: MatchState | None) -> HandReplica | None:
+    """The judge at the start of the hand, with the re-derived deal known when the seeds
+    give it (and `report.start`, the hand as dealt); None, with the fault, when the
+    hand_start itself cannot be dealt or the seeds' deal is not the one dealt."""
+    hs, faults, deal = report.hand_start, report.verdict.faults, report.verdict.deal
+    try:
+        replica = HandReplica(hs, verify_signatures=False, state=state)
+        start = HandReplica(hs, verify_signatures=False, state=state).hand
+    except ReplicaError as exc:     # the walk found it host-signed: the host's word is wrong
+        party = "host" if signing.verify(hs.get("host_key") or b"", hs) else "record"
+        faults.append(Fault(None, "bad_hand_start", 0, str(exc), party=party))
+        return None
+    report.start = start
+    if deal is None:
+        report.notes.append("the deal cannot be re-derived: the game is replayed with the "
+                            "cards shown face up only")
+        return replica
+    try:
+        _learn_all(start, deal)
+        _learn_all(replica.hand, deal)
+    except ValueError as exc:
+        # only the quick audit (passes not recomputed) gets here: the seeds' deal is not
+        # the one dealt, so some pass deviated — the full audit says whose
+        faults.append(Fault(None, "deal_mismatch", None, str(exc)))
+        return None
+    return replica
+
+
+def _replay_host(replica: HandReplica, e: Mapping[str, Any], i: int,
+                 faults: list[Fault]) -> None:
+    """A host statement: one the judge would not have made is the host's false word (a
+    bad signature or another history is the walk's to name); a true refusal may convict
+    the refused seat."""
+    t = e.get("type")
+    try:
+        replica.check_host(e)
+    except TableError as exc:
+        if "signed" not in exc.message and "another history" not in exc.message:
+            faults.append(Fault(None, f"false_{t}", i, exc.message, party="host"))
+    else:
+        if t == "refusal":
+            faults.extend(_proven_by_refusal(replica, e, i))
+    try:
+        replica.apply_host(e)
+    except (KeyError, TypeError, ValueError):
+        faults.append(Fault(None, "malformed", i, f"a {t} that cannot be applied"))
+
+
+def _replay_seat(replica: HandReplica, e: Mapping[str, Any], i: int, faults: list[Fault],
+                 conserve_each: bool) -> None:
+    """A seat statement the host accepted: one the judge refuses convicts its seat and the
+    host that let it through; then it is applied, and with `conserve_each` the cards are
+    counted after it."""
+    t = e.get("type")
+    seat = e.get("seat")
+    if not isinstance(seat, int) or isinstance(seat, bool) \
+            or not 0 <= seat < replica.n_seats:
+        return          # named by the fair-deal audit
+    try:
+        replica.check_content(seat, e)
+    except TableError as exc:
+        what = _SEAT_CODES.get(exc.code)
+        if what is not None:
+            faults.append(Fault(seat, what, i, exc.message + (f" [{exc.rule}]"
+                                                             if exc.rule else "")))
+            faults.append(Fault(None, "accepted_invalid", i,
+                                f"the host accepted seat {seat}'s {t} ({exc.code})",
+                                party="host"))
+    try:
+        replica.apply(e)
+    except (KeyError, TypeError, ValueError, LookupError):
+        return          # malformed or illegal: named above
+    if t == "action" and conserve_each:
+        try:
+            check_cards_conserved(replica.hand)
+        except AssertionError as exc:
+            faults.append(Fault(None, "cards_not_conserved", i, str(exc)))
+
+
+def _conclude(report: HandAudit, replica: HandReplica, full: bool) -> None:
+    """How the hand ended (`outcome.decide`, from the faults found) and the match after it;
+    a hand dealt after the match ended has no state after it."""
+    faults = report.verdict.faults
     report.replica = replica
     outcome = decide(replica, faults, full)
     report.outcome = outcome
@@ -203,9 +237,8 @@ def _replay(entries: Sequence[Mapping[str, Any]], verdict: Verdict,
             after.record(outcome.result, void=outcome.kind == "void")
     except (MatchStateError, ValueError) as exc:
         faults.append(Fault(None, "match_over", None, f"a hand after the match ended: {exc}"))
-        return report
+        return
     report.state_after = after
-    return report
 
 
 def settle_live(replica: HandReplica, state: MatchState | None = None,

@@ -151,32 +151,10 @@ def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
     if len(copies) == 1:
         return MergedHand(first_path, first, [first_path])
     paths = [p for p, _ in copies]
-    # one hand_start: two different ones the host signed are its fault; else the record's
-    starts: dict[bytes | None, list[tuple[str, Transcript]]] = {}
-    for p, t in copies:
-        starts.setdefault(_safe_hash(t.entries[0]), []).append((p, t))
     faults: list[Fault] = []
     notes: list[str] = []
     missing: list[str] = []
-    if len(starts) > 1:
-        groups = sorted(starts.values(), key=lambda g: -len(g))
-        main_hs = groups[0][0][1].entries[0]
-        key = main_hs.get("host_key")
-        for g in groups[1:]:
-            other = g[0][1].entries[0]
-            no = main_hs.get("hand_no")
-            no_txt = no + 1 if isinstance(no, int) else "?"
-            if _verifies(key, main_hs) and other.get("host_key") == key \
-                    and _verifies(key, other):
-                faults.append(Fault(None, "dealt_twice", 0,
-                                    f"the host signed two different hand_starts for hand "
-                                    f"{no_txt} ({groups[0][0][0]}, {g[0][0]})", party="host"))
-            else:
-                faults.append(Fault(None, "two_records", None,
-                                    f"two different records of hand {no_txt}: "
-                                    f"{groups[0][0][0]} and {g[0][0]} (the second's "
-                                    "hand_start is not the host's)", party="record"))
-        copies = groups[0]
+    copies = _one_hand_start(copies, faults)
     hs = copies[0][1].entries[0]
     # the copies' logs: identical ones merge; the primary is the one the host closed
     logs: dict[bytes, list[tuple[str, Transcript, list[bytes]]]] = {}
@@ -197,6 +175,59 @@ def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
     ordered = sorted(logs.items(), key=rank)
     primary = ordered[0][1]
     p0, t0, heads0 = primary[0]
+    hand_end = _one_hand_end(primary, faults)
+    sign_offs = merge_sign_offs(*([*t.sign_offs, *carried_sign_offs(t.hand_end)]
+                                  for _, t, _ in primary))
+    # the other histories: what only a signer of both proves
+    for _, group in ordered[1:]:
+        p1, t1, heads1 = group[0]
+        k = 0
+        n = min(len(t0.entries), len(t1.entries))
+        while k < n and heads0[k + 1] == heads1[k + 1]:
+            k += 1
+        if _weigh_fork(hs, (p0, t0, heads0), (p1, t1, heads1), k, faults, notes, missing):
+            sign_offs = merge_sign_offs(sign_offs, t1.sign_offs)
+    faults.extend(_seat_equivocations(hs, copies))
+    merged = Transcript([dict(e) for e in t0.entries],
+                        dict(hand_end) if isinstance(hand_end, Mapping) else None, sign_offs)
+    if len(paths) > 1:
+        notes.append(f"{len(paths)} copies of this hand merged: {', '.join(paths)}")
+    return MergedHand(p0, merged, paths, faults, notes, missing)
+
+
+def _one_hand_start(copies: Sequence[tuple[str, Transcript]], faults: list[Fault]
+                    ) -> Sequence[tuple[str, Transcript]]:
+    """The copies of the hand_start most copies hold: two different ones the host signed
+    are its fault (it dealt the hand twice); else the other copy is a second record."""
+    starts: dict[bytes | None, list[tuple[str, Transcript]]] = {}
+    for p, t in copies:
+        starts.setdefault(_safe_hash(t.entries[0]), []).append((p, t))
+    if len(starts) == 1:
+        return copies
+    groups = sorted(starts.values(), key=lambda g: -len(g))
+    main_hs = groups[0][0][1].entries[0]
+    key = main_hs.get("host_key")
+    for g in groups[1:]:
+        other = g[0][1].entries[0]
+        no = main_hs.get("hand_no")
+        no_txt = no + 1 if isinstance(no, int) else "?"
+        if _verifies(key, main_hs) and other.get("host_key") == key \
+                and _verifies(key, other):
+            faults.append(Fault(None, "dealt_twice", 0,
+                                f"the host signed two different hand_starts for hand "
+                                f"{no_txt} ({groups[0][0][0]}, {g[0][0]})", party="host"))
+        else:
+            faults.append(Fault(None, "two_records", None,
+                                f"two different records of hand {no_txt}: "
+                                f"{groups[0][0][0]} and {g[0][0]} (the second's "
+                                "hand_start is not the host's)", party="record"))
+    return groups[0]
+
+
+def _one_hand_end(primary: Sequence[tuple[str, Transcript, list[bytes]]],
+                  faults: list[Fault]) -> Any:
+    """The hand_end of the primary log: one the host signed for it (two different ones
+    are its fault), else any copy's."""
     ends: dict[bytes, tuple[str, Any]] = {}
     for p, t, heads in primary:
         if _host_signed_end(t, heads):
@@ -208,42 +239,39 @@ def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
         faults.append(Fault(None, "two_hand_ends", None,
                             f"the host signed two different hand_ends for one log ({pa}, "
                             f"{pb})", party="host"))
-    hand_end = next(iter(ends.values()))[1] if ends else next(
+    return next(iter(ends.values()))[1] if ends else next(
         (t.hand_end for _, t, _ in primary if t.hand_end is not None), None)
-    sign_offs = merge_sign_offs(*([*t.sign_offs, *carried_sign_offs(t.hand_end)]
-                                  for _, t, _ in primary))
-    # the other histories: what only a signer of both proves
-    for _, group in ordered[1:]:
-        p1, t1, heads1 = group[0]
-        k = 0
-        n = min(len(t0.entries), len(t1.entries))
-        while k < n and heads0[k + 1] == heads1[k + 1]:
-            k += 1
-        a = _host_commits_from(t0, heads0, k)
-        b = _host_commits_from(t1, heads1, k)
-        if a is not None and b is not None:
-            faults.append(Fault(None, "two_histories", k if k < len(t0.entries) else None,
-                                f"the host signed two histories from message {k}: {p0} "
-                                f"(signed at {'its hand_end' if a == len(t0.entries) else a})"
-                                f" and {p1} (signed at "
-                                f"{'its hand_end' if b == len(t1.entries) else b})",
-                                party="host"))
-        elif k == len(t1.entries):
-            notes.append(f"{p1} holds the log up to message {k - 1} only (an earlier copy)")
-            sign_offs = merge_sign_offs(sign_offs, t1.sign_offs)
-        elif not _signed_entry(hs, t1.entries[k]):
-            faults.append(Fault(None, "altered_copy", None,
-                                f"{p1} differs from {p0} from message {k}, which no key "
-                                "signed: that copy was altered", party="record"))
-        else:
-            missing.append(f"one history of the hand: {p0} and {p1} differ from message {k}, "
-                           "and no key signed both (nothing proven; compare the copies)")
-    faults.extend(_seat_equivocations(hs, copies))
-    merged = Transcript([dict(e) for e in t0.entries],
-                        dict(hand_end) if isinstance(hand_end, Mapping) else None, sign_offs)
-    if len(paths) > 1:
-        notes.append(f"{len(paths)} copies of this hand merged: {', '.join(paths)}")
-    return MergedHand(p0, merged, paths, faults, notes, missing)
+
+
+def _weigh_fork(hs: Mapping[str, Any], main: tuple[str, Transcript, list[bytes]],
+                other: tuple[str, Transcript, list[bytes]], k: int, faults: list[Fault],
+                notes: list[str], missing: list[str]) -> bool:
+    """Another history that parts from the primary at message `k`: the host's fault if it
+    signed both from there; an earlier copy of the primary if it stops at `k` (True: its
+    sign-offs count); the record's fault if its first differing message is signed by no
+    key; else nothing is proven, and one history is missing."""
+    p0, t0, heads0 = main
+    p1, t1, heads1 = other
+    a = _host_commits_from(t0, heads0, k)
+    b = _host_commits_from(t1, heads1, k)
+    if a is not None and b is not None:
+        faults.append(Fault(None, "two_histories", k if k < len(t0.entries) else None,
+                            f"the host signed two histories from message {k}: {p0} "
+                            f"(signed at {'its hand_end' if a == len(t0.entries) else a})"
+                            f" and {p1} (signed at "
+                            f"{'its hand_end' if b == len(t1.entries) else b})",
+                            party="host"))
+    elif k == len(t1.entries):
+        notes.append(f"{p1} holds the log up to message {k - 1} only (an earlier copy)")
+        return True
+    elif not _signed_entry(hs, t1.entries[k]):
+        faults.append(Fault(None, "altered_copy", None,
+                            f"{p1} differs from {p0} from message {k}, which no key "
+                            "signed: that copy was altered", party="record"))
+    else:
+        missing.append(f"one history of the hand: {p0} and {p1} differ from message {k}, "
+                       "and no key signed both (nothing proven; compare the copies)")
+    return False
 
 
 # --------------------------------------------------------------------------- loading

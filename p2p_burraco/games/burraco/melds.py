@@ -86,7 +86,8 @@ def _run_options(cards: Sequence[Card], rules: RuleSet
                  ) -> tuple[list[Arrangement], MeldError | None]:
     """Every valid placement of `cards` as one run (any number of wilds ≤ the limit): a lone
     ace is tried at both ends (slot 1 and slot 14); two aces only where the preset plays runs
-    from ace to ace (BURACO-18), and then they stand at both ends."""
+    from ace to ace (BURACO-18), and then they stand at both ends. With no placement, the
+    error is the first reason met."""
     idx_nat = [i for i, c in enumerate(cards) if not is_wild(c)]
     if not idx_nat:
         return [], MeldError("wild_only", "a meld needs natural cards, not only wild cards")
@@ -99,78 +100,33 @@ def _run_options(cards: Sequence[Card], rules: RuleSet
     twos = [i for i, c in enumerate(cards) if c.rank == 2 and c.suit is suit]
     if len(aces) > 1 and not (rules.ace_to_ace and len(aces) == 2):
         return [], MeldError("ace", "a run holds one ace, low or high, not both (no wrap-around)")
+    naturals: dict[int, int] = {}    # slot -> card index, the aces aside
+    for i in idx_nat:
+        r = cards[i].rank
+        if r == 1:
+            continue
+        if r in naturals:
+            return [], MeldError("run", f"a run cannot hold two {cards[i].display()}")
+        naturals[r] = i
     ace_choices: list[tuple[int, ...]] = [()]
     if len(aces) == 2:
         ace_choices = [(1, 14)]
     elif aces:
         ace_choices = [(1,), (14,)]
-    two_choices: list[int | None] = [None]
-    seen_two = False
-    for i in twos:
-        if not seen_two:  # copies of the same 2 are interchangeable: try one as natural
-            two_choices.append(i)
-            seen_two = True
+    # copies of the same 2 are interchangeable: one is tried as natural
+    two_choices: list[int | None] = [None, *twos[:1]]
     out: list[Arrangement] = []
     err: MeldError | None = None
     for ace_slots in ace_choices:
         for nat_two in two_choices:
-            slot_of: dict[int, int] = {}
-            dup = False
-            for i in idx_nat:
-                r = cards[i].rank
-                if r == 1:
-                    continue
-                if r in slot_of:
-                    dup = True
-                    break
-                slot_of[r] = i
-            if dup:
-                err = err or MeldError("run", f"a run cannot hold two {cards[i].display()}")
-                continue
+            slot_of = dict(naturals)
             for k, i in enumerate(aces):
                 slot_of[ace_slots[k]] = i
             if nat_two is not None:
                 slot_of[2] = nat_two
-            wilds = [i for i in range(len(cards)) if i not in slot_of.values()]
-            if len(wilds) > rules.max_wilds:
-                err = err or MeldError(
-                    "wild_limit", "a meld holds at most one wild card "
-                    "(a 2 counts as natural only in its own place of its own suit's run)")
-                continue
-            slots = sorted(slot_of)
-            lo, hi = slots[0], slots[-1]
-            gaps = [s for s in range(lo, hi + 1) if s not in slot_of]
-            if len(gaps) > len(wilds) and len(aces) == 2:
-                err = err or MeldError("ace", "two aces stand only at both ends of a run from "
-                                       "ace to ace (A-2-…-K-A)")
-                continue
-            if len(gaps) > len(wilds):
-                err = err or MeldError("run", "the cards of a run must follow each other "
-                                       "(one wild card may fill one gap)")
-                continue
-            if len(slot_of) > rules.run_max_naturals:
-                err = err or MeldError("max_len", f"a run holds at most "
-                                       f"{rules.run_max_naturals} natural cards plus one wild")
-                continue
-            if not wilds:
-                out.append(Arrangement("run", tuple(slot_of[s] for s in range(lo, hi + 1)),
-                                       lo, suit, None))
-                continue
-            w = wilds[0]
-            if gaps:
-                filled = dict(slot_of)
-                filled[gaps[0]] = w
-                out.append(Arrangement("run", tuple(filled[s] for s in range(lo, hi + 1)),
-                                       lo, suit, w))
-                continue
-            if lo > 1:
-                out.append(Arrangement("run", (w,) + tuple(slot_of[s] for s in range(lo, hi + 1)),
-                                       lo - 1, suit, w))
-            if hi < 14:
-                out.append(Arrangement("run", tuple(slot_of[s] for s in range(lo, hi + 1)) + (w,),
-                                       lo, suit, w))
-            if lo == 1 and hi == 14:
-                err = err or MeldError("max_len", "this run has no room left for a wild card")
+            placed, why = _run_placements(cards, rules, slot_of, len(aces), suit)
+            out += placed
+            err = err or why
     # a 2 standing in its own natural slot is natural, never "the wild"
     fixed: list[Arrangement] = []
     for a in out:
@@ -179,6 +135,49 @@ def _run_options(cards: Sequence[Card], rules: RuleSet
         if a not in fixed:
             fixed.append(a)
     return fixed, err
+
+
+def _run_placements(cards: Sequence[Card], rules: RuleSet, slot_of: dict[int, int],
+                    n_aces: int, suit: Suit) -> tuple[list[Arrangement], MeldError | None]:
+    """The run's placements once each natural card has its slot (`slot_of`: the aces at
+    the ends chosen, a 2 as natural or not): the other cards are wild and fill the gaps,
+    or, with none, stand at either free end. None, and why, when the rule set's limits
+    (wilds, gaps, naturals, length) leave no placement."""
+    wilds = [i for i in range(len(cards)) if i not in slot_of.values()]
+    if len(wilds) > rules.max_wilds:
+        return [], MeldError("wild_limit", "a meld holds at most one wild card "
+                             "(a 2 counts as natural only in its own place of its own suit's run)")
+    slots = sorted(slot_of)
+    lo, hi = slots[0], slots[-1]
+    gaps = [s for s in range(lo, hi + 1) if s not in slot_of]
+    if len(gaps) > len(wilds) and n_aces == 2:
+        return [], MeldError("ace", "two aces stand only at both ends of a run from "
+                             "ace to ace (A-2-…-K-A)")
+    if len(gaps) > len(wilds):
+        return [], MeldError("run", "the cards of a run must follow each other "
+                             "(one wild card may fill one gap)")
+    if len(slot_of) > rules.run_max_naturals:
+        return [], MeldError("max_len", f"a run holds at most "
+                             f"{rules.run_max_naturals} natural cards plus one wild")
+    if not wilds:
+        return [Arrangement("run", tuple(slot_of[s] for s in range(lo, hi + 1)),
+                            lo, suit, None)], None
+    w = wilds[0]
+    if gaps:
+        filled = dict(slot_of)
+        filled[gaps[0]] = w
+        return [Arrangement("run", tuple(filled[s] for s in range(lo, hi + 1)),
+                            lo, suit, w)], None
+    if lo == 1 and hi == 14:
+        return [], MeldError("max_len", "this run has no room left for a wild card")
+    out = []
+    if lo > 1:
+        out.append(Arrangement("run", (w,) + tuple(slot_of[s] for s in range(lo, hi + 1)),
+                               lo - 1, suit, w))
+    if hi < 14:
+        out.append(Arrangement("run", tuple(slot_of[s] for s in range(lo, hi + 1)) + (w,),
+                               lo, suit, w))
+    return out, None
 
 
 def _wild_is_free(a: Arrangement) -> bool:

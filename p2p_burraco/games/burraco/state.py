@@ -16,9 +16,11 @@ ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar, cast
+from functools import wraps
+from itertools import chain
+from typing import Any, ClassVar, Concatenate, ParamSpec, TypeVar, cast
 
 from ..base import (
     Action,
@@ -187,6 +189,32 @@ class _AttachPlan(tuple):  # type: ignore[type-arg]  # a tuple of mixed plan fie
         return (arrangement(arr), [allpos[i] for i in arr[1]])
 
 
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _changes_position(method: Callable[Concatenate[BurracoHand, _P], _R]
+                      ) -> Callable[Concatenate[BurracoHand, _P], _R]:
+    """Mark a method that changes the position: the one owner of the plans' lifetime.
+
+    `legal_actions` keeps a plan for every action it offers (`_plans`) and `apply` trusts a
+    plan it finds there instead of checking the action again, so a plan must never outlive
+    the position it was made in. Every method that changes the position carries this mark,
+    which forgets the plans when it returns or raises (forgetting is always safe: `apply`
+    then checks from scratch). The dict is rebound, never cleared in place: a generator
+    still running, or a copy sharing the dict at the old position, keeps its own."""
+
+    @wraps(method)
+    def changing(self: BurracoHand, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            if self._plans:
+                self._plans = {}
+
+    return changing
+
+
 @dataclass
 class PozzettoState:
     positions: tuple[Pos, ...]
@@ -211,7 +239,9 @@ class BurracoHand:
         self.deck: Deck = make_deck(rules.deck_kind(n_seats))
         self._codes = memo.deck_codes(self.deck.cards)   # card id -> face code (memo.py)
         self._table = memo.table(rules)   # the rule set's options table (one dict for good)
-        self._plans: dict[int, tuple[Any, ...]] = {}  # (action, seat, plan, ...): legal_actions, apply
+        self._plans: dict[int, tuple[Any, ...]] = {}
+        # ^ (action, seat, plan, ...) by id(action): made by legal_actions, trusted by apply,
+        #   forgotten by every method marked `_changes_position`
         self._acts: dict[object, Action] = {}     # action objects by value, shared by copies
         self._discards: dict[Pos, tuple[Action, Seat, object, int]] = {}  # see legal_actions
         self._tm: dict[int, TeamRows] | None = None
@@ -272,12 +302,16 @@ class BurracoHand:
     def card_at(self, pos: Pos) -> CardId | None:
         return self.known[pos]
 
+    @_changes_position
     def learn(self, pos: Pos, card: CardId) -> None:
+        self._learn(pos, card)
+
+    def _learn(self, pos: Pos, card: CardId) -> None:
+        """`learn` within a method that already changes the position (`apply`'s steps):
+        the mark on that method forgets the plans."""
         self.knowledge.learn(pos, card)
         if self.owner[pos] == MELD:   # a meld's face, read by `_team_melds`
             self._tm = None
-        if self._plans:
-            self._plans = {}
 
     @property
     def known(self) -> list[CardId | None]:
@@ -433,99 +467,131 @@ class BurracoHand:
 
     def legal_actions(self, seat: Seat) -> Iterator[Action]:
         """Lazily: the steps `seat` may take now (melds and attachments are candidates from
-        the hand, each validated exactly as `apply` would)."""
+        the hand, each validated exactly as `apply` would). Each action offered keeps its
+        plan in `_plans` for `apply`; action objects are shared between positions of the
+        hand (`_acts`)."""
+        return chain.from_iterable(self._offers(seat))
+
+    def _offers(self, seat: Seat) -> Iterator[Iterable[Action]]:
+        """The kinds of step `legal_actions` chains, each made only once the one before is
+        used up: in the draw phase, the draws; in play, a redraw, the new melds (or the
+        openings), the attachments, the discards. (Chained, not `yield from`: a step then
+        passes through one generator, not two, and move generation is the engine's hot
+        path.)"""
         if self._phase == "over" or seat != self.turn:
             return
+        plans = self._plans   # this position's: a step applied meanwhile leaves them behind
         if self._phase == "draw":
-            if self.stock_next < len(self.owner):   # the stock is not empty
-                yield _DRAW
-            if not self.pile:
-                return
-            team = self.team_of[seat]
-            kinds: tuple[A.Take | A.TakeTop, ...] = (
-                (_TAKE, _TAKE_TOP) if self.rules.take_top_allowed else (_TAKE,))
-            act: Action
-            for plain in kinds:
-                if self.rules.take_needs_opened and not self.opened(team):
-                    for groups in self._opening_candidates(seat, plain is _TAKE_TOP):
-                        act = type(plain)(opening=groups)
-                        if self._ok(seat, act):
-                            yield act
-                else:
-                    try:
-                        plan = self._check_take(seat, plain)
-                    except (RuleViolation, LookupError):
-                        continue
-                    self._plans[id(plain)] = (plain, seat, plan)
-                    yield plain
+            yield self._draw_offers(seat, plans)
             return
-        plans = self._plans
-        acts = self._acts
         if self.can_redraw and self.drawn is not None:
-            yield A.Redraw(self._ref(self.drawn))
-        team = self.team_of[seat]
-        known = self.knowledge.known
-        cid_code = self._codes
+            yield (A.Redraw(self._ref(self.drawn)),)
         mine = self.hands[seat]
+        known = self.knowledge.known
         try:
-            idx = HandIndex.of_known(mine, known, cid_code)
+            idx = HandIndex.of_known(mine, known, self._codes)
         except TypeError:  # a None: a card of that hand this replica has not been shown
             raise LookupError(f"seat {seat}'s cards are not known to this replica") from None
-        rules = self.rules
-        memo_table = self._table
-        if len(memo_table) > memo.MAX_ENTRIES:   # past its bound: memo.table halves it
-            memo.table(rules)
-        n_hand = len(mine)
-        by_code = idx.by_code
+        if len(self._table) > memo.MAX_ENTRIES:   # past its bound: memo.table halves it
+            memo.table(self.rules)
         ids: list[CardId] = known  # type: ignore[assignment]  # the hand's are: the index says so
-        # Candidates come with their verdict under the meld rules (movegen's memoized options:
-        # pure functions of the faces). One that leaves the player ≥2 cards needs nothing
-        # more: _check_after has nothing to say then, and the cards are the seat's own by
-        # construction. Anything closer to the end of the hand goes through the full check.
-        # Action objects are shared between positions of the hand (`_acts`), and each one
-        # offered keeps its plan in `_plans` for `apply`.
+        n_hand = len(mine)
         tm = self._tm   # the side's rows as kept (`_team_melds` makes them when missing)
+        team = self.team_of[seat]
         union, rows, set_ranks_held = (tm.get(team) if tm else None) or self._team_melds(team)
         if rows or not self._open_need(seat):   # rows: the side has opened
-            set_ranks = set_ranks_held if rules.one_set_per_rank else None
-            seen: set[tuple[int, ...]] = set()
-            twin_twos = idx.dbl & _TWOS_MASK   # the hand holds two copies of some 2
-            for _typed, placed_spec, arr, faces_key in meld_options(idx, rules, memo_table):
-                if faces_key in seen:
-                    continue
-                if set_ranks is not None and arr[0] == "set" and arr[2] in set_ranks:
-                    continue
-                pairs = []   # (a loop, not a comprehension: no function made and called)
-                for c, k in placed_spec:
-                    p = by_code[c][k]
-                    pairs.append((p, ids[p]))
-                refs = tuple(pairs)
-                if n_hand - len(refs) < 2 and not self._may_leave(
-                        seat, refs, extra=[(_cards(faces_key), _norm(arrangement(arr)))]):
-                    continue
-                act = acts.get(refs)  # type: ignore[assignment]  # cached actions are Meld
-                if act is None:   # (a meld's key is its refs: a tuple of pairs, no other key's
-                    act = acts[refs] = A.Meld(groups=(refs,))   # shape)
-                seen.add(faces_key)
-                if not twin_twos or not any(faces_key.count(w) > 1 for w in memo.WILD_CODES):
-                    plans[id(act)] = _MeldPlan((act, seat, arr, refs, faces_key))
-                else:   # two copies of a 2 (one natural, one a pinella of its suit): which
-                    # copy stands in is arrange_new's choice, so `apply` checks it whole and
-                    # every replica, wire or object, places the same card as the wild
-                    plans.pop(id(act), None)
-                yield act
+            yield self._meld_offers(seat, idx, ids, n_hand, set_ranks_held, plans)
         else:
-            for groups in self._opening_candidates(seat, None):
-                act = A.Meld(groups=groups)
-                if self._ok(seat, act):
-                    yield act
-        for m, mpos, mcodes, marr, touch, held in (rows if idx.mask & union else ()):
+            yield self._opening_offers(seat)
+        if idx.mask & union:
+            yield self._attach_offers(seat, idx, ids, n_hand, rows, plans)
+        yield self._discard_offers(seat, idx, ids, n_hand, plans)
+
+    def _opening_offers(self, seat: Seat) -> Iterator[Action]:
+        """A side that has still to open, from the hand alone: each opening checked whole
+        (`_opening_candidates` proposes more than the rules allow)."""
+        for groups in self._opening_candidates(seat, None):
+            act = A.Meld(groups=groups)
+            if self._ok(seat, act):
+                yield act
+
+    def _draw_offers(self, seat: Seat, plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
+        """The draw phase: the stock unless it is empty, and taking the pile (or its top
+        card) — with an opening of the cards taken where a side must have opened to take."""
+        if self.stock_next < len(self.owner):   # the stock is not empty
+            yield _DRAW
+        if not self.pile:
+            return
+        team = self.team_of[seat]
+        kinds: tuple[A.Take | A.TakeTop, ...] = (
+            (_TAKE, _TAKE_TOP) if self.rules.take_top_allowed else (_TAKE,))
+        act: Action
+        for plain in kinds:
+            if self.rules.take_needs_opened and not self.opened(team):
+                for groups in self._opening_candidates(seat, plain is _TAKE_TOP):
+                    act = type(plain)(opening=groups)
+                    if self._ok(seat, act):
+                        yield act
+            else:
+                try:
+                    plan = self._check_take(seat, plain)
+                except (RuleViolation, LookupError):
+                    continue
+                plans[id(plain)] = (plain, seat, plan)
+                yield plain
+
+    def _meld_offers(self, seat: Seat, idx: HandIndex, ids: list[CardId], n_hand: int,
+                     set_ranks_held: frozenset[int],
+                     plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
+        """New melds of a side that has opened (or needs no points to open).
+
+        Candidates come with their verdict under the meld rules (movegen's memoized
+        options: pure functions of the faces). One that leaves the player ≥2 cards needs
+        nothing more: _check_after has nothing to say then, and the cards are the seat's own
+        by construction. Anything closer to the end of the hand goes through the full
+        check."""
+        rules, acts, by_code = self.rules, self._acts, idx.by_code
+        set_ranks = set_ranks_held if rules.one_set_per_rank else None
+        seen: set[tuple[int, ...]] = set()
+        twin_twos = idx.dbl & _TWOS_MASK   # the hand holds two copies of some 2
+        for _typed, placed_spec, arr, faces_key in meld_options(idx, rules, self._table):
+            if faces_key in seen:
+                continue
+            if set_ranks is not None and arr[0] == "set" and arr[2] in set_ranks:
+                continue
+            pairs = []   # (a loop, not a comprehension: no function made and called)
+            for c, k in placed_spec:
+                p = by_code[c][k]
+                pairs.append((p, ids[p]))
+            refs = tuple(pairs)
+            if n_hand - len(refs) < 2 and not self._may_leave(
+                    seat, refs, extra=[(_cards(faces_key), _norm(arrangement(arr)))]):
+                continue
+            act = acts.get(refs)
+            if act is None:   # (a meld's key is its refs: a tuple of pairs, no other key's
+                act = acts[refs] = A.Meld(groups=(refs,))   # shape)
+            seen.add(faces_key)
+            if not twin_twos or not any(faces_key.count(w) > 1 for w in memo.WILD_CODES):
+                plans[id(act)] = _MeldPlan((act, seat, arr, refs, faces_key))
+            else:   # two copies of a 2 (one natural, one a pinella of its suit): which
+                # copy stands in is arrange_new's choice, so `apply` checks it whole and
+                # every replica, wire or object, places the same card as the wild
+                plans.pop(id(act), None)
+            yield act
+
+    def _attach_offers(self, seat: Seat, idx: HandIndex, ids: list[CardId], n_hand: int,
+                       rows: list[MeldRow],
+                       plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
+        """Attachments to the side's melds that some card of the hand could touch, from
+        each meld's attach options face by face (kept on its row, made when first needed)."""
+        rules, acts, by_code = self.rules, self._acts, idx.by_code
+        for m, mpos, mcodes, marr, touch, held in rows:
             near = idx.mask & touch
             if not near:  # no card of the hand could touch this meld
                 continue
             parts = held[0]   # the meld's attach options face by face (attach_options)
             if parts is None or parts.rules is not rules:
-                parts = held[0] = attach_parts(mcodes, marr, rules, memo_table)
+                parts = held[0] = attach_parts(mcodes, marr, rules, self._table)
             done: set[tuple[int, ...]] = set()
             for spec, end, arr2, k2 in parts.options(idx, near):
                 if k2 in done:
@@ -536,7 +602,7 @@ class BurracoHand:
                     pairs.append((p, ids[p]))
                 refs = tuple(pairs)
                 key = ("attach", m.id, refs, end)
-                act = acts.get(key)  # type: ignore[assignment]  # cached actions are Meld
+                act = acts.get(key)
                 if act is None:
                     act = acts[key] = A.Attach(m.id, refs, end)
                 if n_hand - len(refs) < 2 and not self._may_leave(
@@ -545,8 +611,14 @@ class BurracoHand:
                 done.add(k2)
                 plans[id(act)] = _AttachPlan((act, seat, arr2, mpos, refs))
                 yield act
-        single = self.took_single if rules.single_card_pile else None
-        if n_hand >= 2:   # one discard per face, its first copy in hand (not a one-card pile's)
+
+    def _discard_offers(self, seat: Seat, idx: HandIndex, ids: list[CardId], n_hand: int,
+                        plans: dict[int, tuple[Any, ...]]) -> Iterator[Action]:
+        """One discard per face, its first copy in hand (not a one-card pile's card just
+        taken); with one card left, only one that may go (`_check_discard` says)."""
+        acts, by_code = self._acts, idx.by_code
+        single = self.took_single if self.rules.single_card_pile else None
+        if n_hand >= 2:
             # each position's discard and its plan entry, kept by position (a position holds
             # one card, and one seat's while it is in hand) and shared like `_acts`
             discards = self._discards
@@ -559,7 +631,7 @@ class BurracoHand:
                 got = discards.get(p)
                 if got is None or got[1] != seat:
                     ref = (p, ids[p])
-                    act = acts.get(ref)  # type: ignore[assignment]  # cached actions are Attach
+                    act = acts.get(ref)
                     if act is None:  # (a discard's key is its card ref: no other key is a pair)
                         act = acts[ref] = A.Discard(ref)
                     got = discards[p] = (act, seat, _PLAIN, id(act))   # (its key in _plans)
@@ -569,7 +641,7 @@ class BurracoHand:
         for ps in by_code.values():  # the last card: it must be one that may go
             p = ps[0]
             ref = (p, ids[p])
-            act = acts.get(ref)  # type: ignore[assignment]  # cached actions are Attach
+            act = acts.get(ref)
             if act is None:
                 act = acts[ref] = A.Discard(ref)
             plan3 = self._try(seat, act)
@@ -705,6 +777,7 @@ class BurracoHand:
             return None
 
     # ------------------------------------------------------------------ apply
+    @_changes_position
     def apply(self, seat: Seat, action: Action) -> None:
         """Do the step or raise RuleViolation naming the rule; nothing changes on failure.
 
@@ -717,7 +790,6 @@ class BurracoHand:
             plan = entry.expand() if type(entry) is not tuple else entry[2]  # type: ignore[attr-defined]  # a plan entry, not a tuple
         else:
             plan = self._check(seat, action)
-        self._plans = {}
         self._do(seat, action, plan)
         self.log.append((seat, action))
         if len(self.log) > 40:
@@ -939,7 +1011,7 @@ class BurracoHand:
     def _to_pile(self, seat: Seat, ref: CardRef) -> None:
         """A card of `seat`'s hand goes face up on the discard pile (a discard, or
         modificato's first-turn put-back)."""
-        self.learn(*ref)
+        self._learn(*ref)
         self.hands[seat].remove(ref[0])
         self.pile.append(ref[0])
         self.exposed = self.exposed.union((ref[0],))   # a new set: copies share the old one
@@ -971,21 +1043,21 @@ class BurracoHand:
             self._phase = "play"
             if groups:
                 for r in action.shown():
-                    self.learn(*r)
+                    self._learn(*r)
                 self._lay(seat, groups)
                 self.acted = True
             return
         if isinstance(action, A.Meld):
             (groups,) = plan
             for r in action.shown():
-                self.learn(*r)
+                self._learn(*r)
             self._lay(seat, groups)
             self.acted = True
             return
         if isinstance(action, A.Attach):
             arr, positions = plan
             for r in action.cards:
-                self.learn(*r)
+                self._learn(*r)
             m = self.melds[action.meld] = self.melds[action.meld].clone()  # copies share melds
             for r in action.cards:
                 self.hands[seat].remove(r[0])
@@ -1090,6 +1162,7 @@ class BurracoHand:
         self.end_reason = reason
         self.closed_by = closer
 
+    @_changes_position
     def abandon(self, seat: Seat) -> None:
         """`seat` abandons (or the table declares it abandoned): the hand ends at once and
         scores nothing; `result()` names the seat, so the match ends lost by its side
@@ -1099,7 +1172,6 @@ class BurracoHand:
         if self._phase == "over":
             raise RuleViolation("TABLE-9", "the hand is already over")
         self._abandoned_by = seat
-        self._plans = {}
         self._finish("abandon", None)
         self.log.append((seat, "abandon"))
 
@@ -1244,14 +1316,18 @@ class BurracoHand:
         search builds from one seat's view plus a guess at the cards it cannot see (a
         determinization). ValueError if the map claims one card at two positions."""
         new = self.copy()
-        new.knowledge = Knowledge(len(self.known))
-        for pos, cid in cards.items():
-            new.knowledge.learn(pos, cid)
-        new._plans = {}
-        new._acts = {}     # its cards differ: its actions are its own
-        new._discards = {}
-        new._tm = None
+        new._know_exactly(cards)
         return new
+
+    @_changes_position
+    def _know_exactly(self, cards: Mapping[Pos, CardId]) -> None:
+        """Forget every card known and learn exactly `cards` (see `with_cards`)."""
+        self.knowledge = Knowledge(len(self.known))
+        for pos, cid in cards.items():
+            self.knowledge.learn(pos, cid)
+        self._acts = {}     # its cards differ: its actions are its own
+        self._discards = {}
+        self._tm = None
 
     def snapshot(self) -> tuple[object, ...]:
         """Everything that makes this position, as plain values: two states with equal
