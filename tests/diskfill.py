@@ -2,11 +2,12 @@
 fault tier, never for play).
 
 The disk is real (a small tmpfs the test mounted) and so is the ENOSPC: this launcher only
-picks the moment. With `P2P_BURRACO_TEST_FILL=MOMENT:NAME:FILLER` in the environment, the
-first time the host writes the match record NAME (`hand-002.p2pb`, `result.json`) through
-its journal, the file FILLER is grown until the disk refuses another byte — *before* that
-write (MOMENT `before`: the record itself meets ENOSPC) or right *after* it (MOMENT
-`after`: what follows it at the hand's close, the checkpoint or the result, does). It says
+picks the moment. With `P2P_BURRACO_TEST_FILL=MOMENT:NAME[#N]:FILLER` in the environment,
+the N-th time (default the first) the process writes a whole file whose name matches the
+glob NAME (`hand-002.p2pb`, `result.json`, `*.seed`: every atomic write goes through
+storage.files), the file FILLER is grown until the disk refuses another byte — *before*
+that write (MOMENT `before`: the file itself meets ENOSPC) or right *after* it (MOMENT
+`after`: what follows it, at a hand's close the checkpoint or the result, does). It says
 so on stdout, in one line the test waits for, then lets the write go on.
 
 Run as `python tests/diskfill.py host ...`, exactly the arguments of `p2p-burraco`.
@@ -38,29 +39,33 @@ def fill(filler: Path) -> int:
 
 
 def install(spec: str) -> None:
-    """Wrap the journal's record writer so that the disk fills at the moment `spec` names."""
-    from p2p_burraco.storage import journal
+    """Wrap the one writer of whole files so that the disk fills at the moment `spec` names."""
+    import fnmatch
+
+    from p2p_burraco.storage import files
 
     moment, name, filler = spec.split(":", 2)
+    name, _, nth = name.partition("#")
     if moment not in ("before", "after"):
         raise SystemExit(f"{FILL}: MOMENT is before or after, not {moment!r}")
-    real = journal.write_record
-    fired = False
+    real = files._write
+    left = int(nth or 1)
 
-    def write_record(path: Any, data: bytes) -> None:
-        nonlocal fired
-        due = not fired and Path(path).name == name
+    def write(path: Any, data: bytes, mode: int) -> None:
+        nonlocal left
+        due = False
+        if left > 0 and fnmatch.fnmatch(Path(path).name, name):
+            left -= 1
+            due = left == 0
         if due and moment == "before":
-            fired = True
-            print(f"diskfill: the disk is full before {name} ({fill(Path(filler))} bytes "
-                  "of filler)", flush=True)
-        real(path, data)
+            print(f"diskfill: the disk is full before {Path(path).name} "
+                  f"({fill(Path(filler))} bytes of filler)", flush=True)
+        real(path, data, mode)
         if due and moment == "after":
-            fired = True
-            print(f"diskfill: the disk is full after {name} ({fill(Path(filler))} bytes "
-                  "of filler)", flush=True)
+            print(f"diskfill: the disk is full after {Path(path).name} "
+                  f"({fill(Path(filler))} bytes of filler)", flush=True)
 
-    journal.write_record = write_record  # type: ignore[assignment]
+    files._write = write  # type: ignore[assignment]
 
 
 def command(*args: str) -> list[str]:

@@ -792,12 +792,34 @@ class HostNode(ServerFactory):
         from twisted.python.failure import Failure as _F
 
         if isinstance(result, _F):
+            if self._bot_disk_full(peer, result.value):
+                return None
             log.warning("host bot %s stopped: %s", peer.config.name, result.getErrorMessage())
             return None
         home = peer.config.data_dir
         if peer.finished and home is not None and Path(home).parent == self.bots_dir:
             shutil.rmtree(home, ignore_errors=True)
         return result
+
+    def _bot_disk_full(self, peer: Any, error: BaseException | None) -> bool:
+        """A host bot stopped because the host's disk (its files live there) refused a write
+        (net/bugs.peer_disk_full): its table stalls as for a journal write that failed
+        (net/durability.stall) — no clock runs, no hand is dealt — and when the disk takes
+        writes again the table is rebuilt from its journal and the bot restarted from its
+        own files, as after a crash. False when that is not why it stopped."""
+        from .bugs import DISK_FULL_CODE
+
+        cause = error.__cause__ if error is not None else None
+        if getattr(error, "code", None) != DISK_FULL_CODE or not isinstance(cause, OSError):
+            return False
+        room, _ = self.lobby.seat_of(peer.public_key)
+        path = Path(cause.filename or peer.config.data_dir or self.bots_dir)
+        if room is None or room.journal is None or room.status != "playing":
+            self.say(f"disk full: {path}")
+            log.warning("host bot %s stopped: %s", peer.config.name, error)
+            return True
+        self.disk_failed(room, DiskFull(path, cause))
+        return True
 
     def restart_bot(self, room: TableRoom, seat: int) -> None:
         """A host bot whose seat is away (the host restarted): start it again."""

@@ -527,6 +527,14 @@ class SeatClient:
             self._result_hash = report.result_hash(replica.deal.head)
         return report
 
+    def _closed_on_disk(self) -> bool:
+        """This seat's match record has the hand in play folded in (`_hand_closed_here`)."""
+        hs = self.hand_start
+        if hs is None or self.match_id is None:
+            return True
+        closed = (self.store.match_record(self.match_id) or {}).get("closed")
+        return closed is not None and closed.get("hand_no") == int(hs["hand_no"])
+
     def _hand_closed_here(self, report: HandAudit) -> None:
         """Fold our own outcome into our match state; tell the controller."""
         replica, hs = self.replica, self.hand_start
@@ -651,10 +659,13 @@ class SeatClient:
                 self._send(msg)
                 if msg["type"] == "sign_off":
                     report, self._closing = self._closing, None
+                    if report is None and not self._closed_on_disk():
+                        # re-sent after a restart that came between saving the sign-off
+                        # and folding the hand in (a crash, a full disk): fold it in now
+                        report = self._audit()
+                    self._signed_off = True
                     if report is not None:          # the sign-off is saved: fold it in
                         self._hand_closed_here(report)
-                    else:                           # re-sent after a restart
-                        self._signed_off = True
         except (TableError, StoreError) as exc:
             self._halt(f"this seat refused to sign its own statement: {exc}")
         finally:
