@@ -29,6 +29,7 @@ import re
 import subprocess
 from pathlib import Path
 
+import msgpack
 import pytest
 from diskfill import FILL, command
 from prockit import HostProcess, Spawned, reaper
@@ -37,6 +38,7 @@ from test_durable import (
     closed_hands_on_disk,
     join,
     match_dirs,
+    scan_log,
     small_disk,  # noqa: F401  (the tmpfs fixture)
     verify,
 )
@@ -76,7 +78,7 @@ def _peer_copies(tmp: Path, hand: int) -> list[Path]:
 
 
 def _full_at_close(tmp: Path, disk: Path, monkeypatch: pytest.MonkeyPatch
-                   ) -> tuple[FillingHost, list[subprocess.Popen[str]], Path, Path, int]:
+                   ) -> tuple[FillingHost, list[subprocess.Popen[str]], Path, Path, str]:
     hand, moment = _moment()
     filler = disk / "filler"
     monkeypatch.setenv(FILL, f"{moment}:hand-{hand:03d}.p2pb:{filler}")
@@ -92,10 +94,20 @@ def _full_at_close(tmp: Path, disk: Path, monkeypatch: pytest.MonkeyPatch
     if moment == "before":
         # the event that closed the hand is journaled, its record is not on disk: no seat
         # may have heard that hand's end (its hand_end is what the record holds)
+        last = msgpack.unpackb(scan_log(d / "journal.p2pj").records[-1], raw=False)
+        assert last["e"] == "msg" and last["msg"]["type"] == "sign_off", last
         assert not (d / f"hand-{hand:03d}.p2pb").exists()
         assert not _peer_copies(tmp, hand), _peer_copies(tmp, hand)
     monkeypatch.delenv(FILL)
-    return host, peers, d, filler, hand
+    missing = f"hand-{hand:03d}.p2pb" if moment == "before" else ""
+    return host, peers, d, filler, missing
+
+
+def _wrote_missing(host: FillingHost, since: int, missing: str) -> None:
+    """The record the disk refused was written from the journal once it could be."""
+    if missing:
+        said = "\n".join(host.lines[since:])
+        assert f"wrote the missing record(s) {missing} from the journal" in said, said
 
 
 def _finish(peers: list[subprocess.Popen[str]], host: FillingHost) -> None:
@@ -121,12 +133,13 @@ def _all_verify(tmp: Path, d: Path) -> None:
 
 def test_disk_full_at_a_hands_close_goes_on_when_space_frees(
         tmp_path: Path, small_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    host, peers, d, filler, hand = _full_at_close(tmp_path, small_disk, monkeypatch)
+    host, peers, d, filler, missing = _full_at_close(tmp_path, small_disk, monkeypatch)
     waits = next(i for i, x in enumerate(host.lines) if "waits for the disk" in x)
     filler.unlink()
     host.wait_for(r"the disk takes writes again; the match goes on")
     back = next(i for i, x in enumerate(host.lines) if "the disk takes writes again" in x)
     assert not [x for x in host.lines[waits:back] if re.search(r"hand \d+ dealt", x)]
+    _wrote_missing(host, waits, missing)
     assert host.finish() == 0, "\n".join(host.lines)
     _finish(peers, host)
     _all_verify(tmp_path, d)
@@ -134,12 +147,13 @@ def test_disk_full_at_a_hands_close_goes_on_when_space_frees(
 
 def test_disk_full_at_a_hands_close_then_a_restart_writes_the_missing_record(
         tmp_path: Path, small_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    host, peers, d, filler, hand = _full_at_close(tmp_path, small_disk, monkeypatch)
+    host, peers, d, filler, missing = _full_at_close(tmp_path, small_disk, monkeypatch)
     host.kill9()
     filler.unlink()
     since = len(host.lines)
     host.spawn()
     host.wait_for(r"resumed from its journal|had ended", since=since)
+    _wrote_missing(host, since, missing)
     assert host.finish() == 0, "\n".join(host.lines)
     _finish(peers, host)
     _all_verify(tmp_path, d)
