@@ -100,3 +100,28 @@ def test_a_full_disk_stalls_the_hosts_bots_with_their_table_and_they_resume_with
     (own,) = (tmp_path / "peer-ann" / "identities" / "ann" / "matches").iterdir()
     rc, out = verify(own, tmp_path)
     assert rc == 0, out
+
+
+def test_a_host_bot_that_cannot_sit_down_for_the_disk_sits_down_once_it_can(
+        tmp_path: Path, small_disk: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Before the match: no journal to stall, the table waits for its seats anyway. The bot
+    whose seat the disk refused to note (seat.json) leaves the seat in one line, and the same
+    bot takes it again once the disk takes writes; then the match plays as any other."""
+    filler = small_disk / "filler"
+    monkeypatch.setenv(FILL, f"before:seat.json:{filler}")
+    host = FillingHost(tmp_path, small_disk / "host")
+    host.wait_for(r"diskfill: the disk is full before seat\.json")
+    line = host.wait_for(r"disk full: ")
+    assert re.search(r"disk full: \S+/host/bots/bot-1/seat\.json$", line), line
+    since = len(host.lines)
+    filler.unlink()
+    host.wait_for(r"t1: bot-1 sits at seat 0 \(a host bot\)", since=since)
+    said = "\n".join(host.lines)
+    assert "Traceback" not in said and "internal error" not in said, said
+    peer = join(tmp_path, host.port, "ann")
+    assert host.finish() == 0, "\n".join(host.lines)
+    _finish_peers([peer], host)                  # type: ignore[arg-type]
+    (d,) = match_dirs(host.data)
+    closed_hands_on_disk(d)
+    rc, out = verify(d, tmp_path)
+    assert rc == 0, out

@@ -202,7 +202,7 @@ def watch(node: HostNode) -> None:
         node._disk_watch = node.reactor.callLater(node.config.disk_retry, watch, node)
 
 
-def _writable(directory: Path) -> bool:
+def writable(directory: Path) -> bool:
     """Whether `directory` takes a small write and its fsync again (what a resume needs)."""
     probe = directory / f".probe.{secrets.token_hex(4)}"
     try:
@@ -228,7 +228,7 @@ def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:
     journal = room.journal
     if journal is None:
         return
-    if not _writable(journal.dir):
+    if not writable(journal.dir):
         if not getattr(room, "disk_waiting", False):
             room.disk_waiting = True  # type: ignore[attr-defined]
             node.say(f"{table_id}: waits for the disk, no hand is dealt; trying again every "

@@ -812,14 +812,31 @@ class HostNode(ServerFactory):
         cause = error.__cause__ if error is not None else None
         if getattr(error, "code", None) != DISK_FULL_CODE or not isinstance(cause, OSError):
             return False
-        room, _ = self.lobby.seat_of(peer.public_key)
+        room, seat = self.lobby.seat_of(peer.public_key)
         path = Path(cause.filename or peer.config.data_dir or self.bots_dir)
-        if room is None or room.journal is None or room.status != "playing":
-            self.say(f"disk full: {path}")
-            log.warning("host bot %s stopped: %s", peer.config.name, error)
+        if room is not None and room.journal is not None and room.status == "playing":
+            self.disk_failed(room, DiskFull(path, cause))
             return True
-        self.disk_failed(room, DiskFull(path, cause))
+        self.say(f"disk full: {path}")
+        if room is not None and seat is not None and room.status == "waiting":
+            # no match yet, so no journal to stall: the bot sits down again once it can
+            self.reactor.callLater(self.config.disk_retry, self._seat_bot_again, room.id,
+                                   seat, peer.config.name)
         return True
+
+    def _seat_bot_again(self, table_id: str, seat: int, name: str) -> None:
+        """A host bot that left a waiting table for the disk: once the disk takes writes,
+        the same bot (its identity, its files) takes its seat again if it is still free."""
+        from .durability import writable
+
+        room = self.lobby.tables.get(table_id)
+        if room is None or room.status != "waiting" or room.slots[seat].taken:
+            return
+        if not writable(self.bots_dir):
+            self.reactor.callLater(self.config.disk_retry, self._seat_bot_again, table_id,
+                                   seat, name)
+            return
+        self.add_bot(table_id, seat, name)
 
     def restart_bot(self, room: TableRoom, seat: int) -> None:
         """A host bot whose seat is away (the host restarted): start it again."""
