@@ -544,8 +544,8 @@ class SeatClient:
         """A sign-off saved before a restart (a crash, a full disk) that came before the
         hand was folded into the match record: fold it in once the log is whole (when the
         saved sign-off is sent again, or at the latest when the hand_end comes)."""
-        if self._signed_off and self._closing is None and self._log_complete() \
-                and not self._closed_on_disk():
+        if self._signed_off and self._closing is None and not self.halted \
+                and self._log_complete() and not self._closed_on_disk():
             self._hand_closed_here(self._audit())
 
     def _hand_closed_here(self, report: HandAudit) -> None:
