@@ -66,6 +66,9 @@ class HostProcess:
     line by line without blocking; started again with the same command and data directory by
     `spawn()` (the port it first took is kept)."""
 
+    command: Callable[..., list[str]] = staticmethod(cli)
+    """The command line of `p2p-burraco ARGS` (a test may run it through a launcher)."""
+
     def __init__(self, spawned: Spawned, tmp: Path, args: list[str], data: Path | None = None,
                  port: int = 0, listen: bool = True) -> None:
         self.spawned = spawned
@@ -78,7 +81,7 @@ class HostProcess:
 
     def spawn(self, *extra: str, listen: bool = True) -> None:
         proc = self.spawned.popen(
-            cli("host", "--pause", "0", "--port", str(self.port), "--data-dir", str(self.data),
+            self.command("host", "--pause", "0", "--port", str(self.port), "--data-dir", str(self.data),
                 *self.args, *extra),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=private_env(self.tmp))

@@ -33,6 +33,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--table", default=None, help="table id (default: the first with a free seat); at a "
                    "tournament host: your line's name, the same as your partner's [TOURN-13]")
     p.add_argument("--seat", type=int_at_least(0), default=None, help="seat number (default: the first free)")
+    p.add_argument("--rematch", default=None, metavar="TABLE",
+                   help="play again with the people of the finished match at TABLE, each at "
+                        "their old seat (the host keeps the offer 10 minutes, across its "
+                        "restarts) [TABLE-16]")
     p.add_argument("--data-dir", default=None, type=Path,
                    help="where your identity, per-hand secrets and records live (default: "
                         "the user's data directory; a returning player gets the seat back)")
@@ -141,6 +145,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "table": args.table, "seat": args.seat, "reconnect_for": args.reconnect_for,
         "fallback": timeout_bot(args.seed),
         "host_fingerprint": getattr(args, "host_fingerprint", None)}
+    if getattr(args, "rematch", None) is not None:
+        options["rematch"] = args.rematch          # TABLE-16
     seed = seed_from_env()
     if seed is not None:        # the crash tests' reproducible secrets (never real play)
         import zlib

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import bug_sentence, write_traceback
 from ..stages import RoomStatus, advance
-from ..storage.journal import DiskFull
+from ..storage.journal import DISK_ERRORS, DiskFull
 from ..wire import WireError
 
 if TYPE_CHECKING:
@@ -82,6 +82,9 @@ def peer_bug(conn: PeerConnection, exc: Exception, mtype: str, seq: int) -> None
     """A peer failed handling the host's `mtype` #seq: the peer stops with one sentence."""
     from .peer import PeerError
 
+    if isinstance(exc, OSError) and exc.errno in DISK_ERRORS:
+        peer_disk_full(conn, exc, mtype)
+        return
     log.error("%s: failure handling %s #%d", conn.describe(), mtype, seq, exc_info=exc)
     node: Any = conn.node
     path = traceback_file(exc, node.config.data_dir)
@@ -89,6 +92,30 @@ def peer_bug(conn: PeerConnection, exc: Exception, mtype: str, seq: int) -> None
     node.fail(PeerError(sentence))   # first: the console shows this sentence
     conn.refuse(WireError("msg.bad_value", f"could not handle {mtype!r}", fatal=True,
                           ref=seq))
+
+
+DISK_FULL_CODE = "disk_full"
+"""The code of a peer's PeerError when its own disk refused a write (`peer_disk_full`)."""
+
+
+def peer_disk_full(conn: PeerConnection, exc: OSError, mtype: str) -> None:
+    """Not a bug: the peer's own disk refused a write that its next step depends on (a seed,
+    a mark, a signed statement, its copy of a hand: each is written before anything that
+    depends on it is sent). Nothing was sent; the peer stops in one sentence, its files as a
+    crash would leave them, and the same command again, once there is room, takes the seat
+    back (the host holds it for the grace period). The host's own bots are stopped the same
+    way and the host stalls their table until its disk takes writes (HostNode._bot_done)."""
+    from .peer import PeerError
+
+    node: Any = conn.node
+    where = exc.filename or node.config.data_dir
+    log.info("%s: disk full: %s (handling %s)", conn.describe(), where, mtype)
+    error = PeerError(f"disk full: {where} — this seat cannot keep what it must before it "
+                      "answers; make room and start the same command again to take the "
+                      "seat back", DISK_FULL_CODE)
+    error.__cause__ = exc
+    node.fail(error)
+    conn.drop()
 
 
 def guarded(room: TableRoom, fn: Callable[[], None]) -> Callable[[], None]:

@@ -202,7 +202,7 @@ def watch(node: HostNode) -> None:
         node._disk_watch = node.reactor.callLater(node.config.disk_retry, watch, node)
 
 
-def _writable(directory: Path) -> bool:
+def writable(directory: Path) -> bool:
     """Whether `directory` takes a small write and its fsync again (what a resume needs)."""
     probe = directory / f".probe.{secrets.token_hex(4)}"
     try:
@@ -228,7 +228,7 @@ def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:
     journal = room.journal
     if journal is None:
         return
-    if not _writable(journal.dir):
+    if not writable(journal.dir):
         if not getattr(room, "disk_waiting", False):
             room.disk_waiting = True  # type: ignore[attr-defined]
             node.say(f"{table_id}: waits for the disk, no hand is dealt; trying again every "
@@ -261,7 +261,9 @@ def _lobby_entry(room: TableRoom) -> dict[str, Any]:
             "options": {k: v for k, v in room.options.items() if k != "target"},
             "seats": [{"seat": i, "name": s.name, "identity": s.identity.hex(),
                        "bot_name": s.bot_name}
-                      for i, s in enumerate(room.slots) if s.identity is not None]}
+                      for i, s in enumerate(room.slots) if s.identity is not None],
+            # TABLE-16: a rematch table's seats stay kept for their people across a restart
+            "reserved": {str(i): key.hex() for i, key in sorted(room.reserved.items())}}
 
 
 def save_lobby(node: HostNode) -> None:
@@ -321,6 +323,8 @@ def restore_lobby(node: HostNode) -> None:
             node.say(f"lobby: table {t['id']} not restored: {exc}")
             continue
         node.lobby.adopt(room)
+        room.reserved = {int(i): bytes.fromhex(key)
+                         for i, key in (t.get("reserved") or {}).items()}
         for s in t["seats"]:
             i = int(s["seat"])
             if not 0 <= i < room.players:

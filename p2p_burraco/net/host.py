@@ -304,7 +304,7 @@ class HostConnection(FrameProtocol):
             raise WireError("msg.wrong_sender", f"{t!r} is not a request a host serves",
                             ref=frame.seq)
         self.charge_request(frame)
-        if t in ("join_table", "leave_table", "create_table"):
+        if t in ("join_table", "leave_table", "create_table", "rematch"):
             # who sits where outlives a restart: the replies wait for lobby.json
             self.node.durable(self.node.lobby_record)
         try:
@@ -395,7 +395,8 @@ class Lobby:
     def __init__(self, node: HostNode) -> None:
         self.node = node
         self.tables: dict[str, TableRoom] = {}
-        self._next = 1
+        self.next_id = 1
+        """The number of the next table opened (kept across restarts: net/ended.py)."""
         self.said: dict[tuple[str, int, bytes], int] = {}
         """(table, seat, identity) → the counter of its last chat line (`say`), for this run
         of the host only (not journalled): the peers' once-per-counter check stops repeats."""
@@ -407,10 +408,10 @@ class Lobby:
         if len(self.tables) >= self.node.config.max_tables:
             raise WireError("lobby.too_many_tables",
                             f"this host keeps at most {self.node.config.max_tables} tables")
-        table_id = f"t{self._next}"
+        table_id = f"t{self.next_id}"
         room = TableRoom(self.node, table_id, game, variant, players, target, hands,
                          options or {})
-        self._next += 1
+        self.next_id += 1
         self.tables[table_id] = room
         return room
 
@@ -418,7 +419,7 @@ class Lobby:
         """A room restored from its journal takes its old id back."""
         self.tables[room.id] = room
         if room.id.startswith("t") and room.id[1:].isdigit():
-            self._next = max(self._next, int(room.id[1:]) + 1)
+            self.next_id = max(self.next_id, int(room.id[1:]) + 1)
 
     def reap(self, room: TableRoom) -> None:
         """A finished table leaves the host's memory (its records stay on disk)."""
@@ -589,7 +590,12 @@ class HostNode(ServerFactory):
         """lobby.json, written before the replies of a turn that seated someone leave."""
         self.ended: OrderedDict[bytes, tuple[str, int, dict[str, Any]]] = OrderedDict()
         """identity → (table, seat, match_end body) of the latest matches that ended, so a
-        seat that returns after its match ended hears the result and stops (bounded)."""
+        seat that returns after its match ended hears the result and stops (bounded; kept
+        across restarts in ended.msgpack, net/ended.py)."""
+        from .ended import EndedRecord
+
+        self.ended_record = EndedRecord(self)
+        """ended.msgpack, written before the match_end of a turn that ended a match leaves."""
         kill_at = os.environ.get(KILL_AT_RECORD, "")
         self.kill_at: int | None = int(kill_at) if kill_at.isdigit() else None
         self.open_tables()
@@ -614,6 +620,9 @@ class HostNode(ServerFactory):
         from .durability import check_options, complete_journal, finish_if_over, survey_or_refuse
 
         if self.config.resume:
+            from .ended import restore_ended
+
+            restore_ended(self)
             found = survey_or_refuse(self)
             if found and self.config.default_table:
                 check_options(self, found[0])
@@ -783,12 +792,51 @@ class HostNode(ServerFactory):
         from twisted.python.failure import Failure as _F
 
         if isinstance(result, _F):
+            if self._bot_disk_full(peer, result.value):
+                return None
             log.warning("host bot %s stopped: %s", peer.config.name, result.getErrorMessage())
             return None
         home = peer.config.data_dir
         if peer.finished and home is not None and Path(home).parent == self.bots_dir:
             shutil.rmtree(home, ignore_errors=True)
         return result
+
+    def _bot_disk_full(self, peer: Any, error: BaseException | None) -> bool:
+        """A host bot stopped because the host's disk (its files live there) refused a write
+        (net/bugs.peer_disk_full): its table stalls as for a journal write that failed
+        (net/durability.stall) — no clock runs, no hand is dealt — and when the disk takes
+        writes again the table is rebuilt from its journal and the bot restarted from its
+        own files, as after a crash. False when that is not why it stopped."""
+        from .bugs import DISK_FULL_CODE
+
+        cause = error.__cause__ if error is not None else None
+        if getattr(error, "code", None) != DISK_FULL_CODE or not isinstance(cause, OSError):
+            return False
+        room, seat = self.lobby.seat_of(peer.public_key)
+        path = Path(cause.filename or peer.config.data_dir or self.bots_dir)
+        if room is not None and room.journal is not None and room.status == "playing":
+            self.disk_failed(room, DiskFull(path, cause))
+            return True
+        self.say(f"disk full: {path}")
+        if room is not None and seat is not None and room.status == "waiting":
+            # no match yet, so no journal to stall: the bot sits down again once it can
+            self.reactor.callLater(self.config.disk_retry, self._seat_bot_again, room.id,
+                                   seat, peer.config.name)
+        return True
+
+    def _seat_bot_again(self, table_id: str, seat: int, name: str) -> None:
+        """A host bot that left a waiting table for the disk: once the disk takes writes,
+        the same bot (its identity, its files) takes its seat again if it is still free."""
+        from .durability import writable
+
+        room = self.lobby.tables.get(table_id)
+        if room is None or room.status != "waiting" or room.slots[seat].taken:
+            return
+        if not writable(self.bots_dir):
+            self.reactor.callLater(self.config.disk_retry, self._seat_bot_again, table_id,
+                                   seat, name)
+            return
+        self.add_bot(table_id, seat, name)
 
     def restart_bot(self, room: TableRoom, seat: int) -> None:
         """A host bot whose seat is away (the host restarted): start it again."""
@@ -811,6 +859,7 @@ class HostNode(ServerFactory):
                 self.ended[slot.identity] = (room.id, seat, result)
         while len(self.ended) > ENDED_SEATS:
             self.ended.popitem(last=False)
+        self.durable(self.ended_record)             # on disk before the match_end leaves
 
     def table_over(self, room: TableRoom) -> None:
         """A table's match ended: it leaves the host's memory (its records are on disk);

@@ -491,6 +491,8 @@ class PeerNode(ClientFactory):
     def match_end(self, body: dict[str, Any]) -> None:
         if body.get("table") != self.table:
             return                  # a match this peer does not sit at (its last one's end)
+        if self._resyncing and self.seat_client is not None:
+            self._finish_resync()   # the host sent the whole answer (the last hand_end) first
         self.finished = True
         if self.store is not None and self.seat_on_disk():
             self.store.save_seat({})         # no seat is held there any more

@@ -67,11 +67,13 @@ def _write(path: Path, data: bytes, mode: int) -> None:
         if path.is_symlink():
             path.unlink()
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         try:
             tmp.unlink()
         except OSError:
             pass
+        if isinstance(exc, OSError) and exc.filename is None:
+            exc.filename = str(path)        # "disk full: PATH" names the file, not "?"
         raise
     _fsync_dir(parent)
 

@@ -126,6 +126,8 @@ class SeatClient:
         self._result_hash: bytes | None = None
         self._signed_off = False
         self._closing: HandAudit | None = None
+        self._folded: tuple[bytes, int] | None = None
+        """(match id, hand_no) of the last hand folded into the match record here."""
         self._hand_end: dict[str, Any] | None = None
         self._deal_positions: list[int] = []
         self._progress_done: int | None = None
@@ -535,6 +537,25 @@ class SeatClient:
             self._result_hash = report.result_hash(replica.deal.head)
         return report
 
+    def _closed_on_disk(self) -> bool:
+        """This seat's match record has the hand in play folded in (`_hand_closed_here`, by
+        this run or before a restart: only then is the record read)."""
+        hs = self.hand_start
+        if hs is None or self.match_id is None:
+            return True
+        if self._folded == (self.match_id, int(hs["hand_no"])):
+            return True
+        closed = (self.store.match_record(self.match_id) or {}).get("closed")
+        return closed is not None and closed.get("hand_no") == int(hs["hand_no"])
+
+    def _fold_after_restart(self) -> None:
+        """A sign-off saved before a restart (a crash, a full disk) that came before the
+        hand was folded into the match record: fold it in once the log is whole (when the
+        saved sign-off is sent again, or at the latest when the hand_end comes)."""
+        if self._signed_off and self._closing is None and not self.halted \
+                and self._log_complete() and not self._closed_on_disk():
+            self._hand_closed_here(self._audit())
+
     def _hand_closed_here(self, report: HandAudit) -> None:
         """Fold our own outcome into our match state; tell the controller."""
         replica, hs = self.replica, self.hand_start
@@ -548,6 +569,7 @@ class SeatClient:
         record["closed"] = {"hand_no": int(hs["hand_no"]), "result_hash": self._result_hash,
                             "state": self.match.snapshot()}
         self.store.save_match_record(self.match_id, record)
+        self._folded = (self.match_id, int(hs["hand_no"]))
         self.standings = self.match.standings()
         verdict = "fair" if report.verdict.fair else str(report.verdict)
         self.controller.notify(StandingsChanged(dict(self.standings)))
@@ -574,6 +596,7 @@ class SeatClient:
             self._error("a hand_end the host did not sign")
             return
         self._hand_end = dict(msg)
+        self._fold_after_restart()
         if self._inflight is not None and self._inflight.get("type") == "sign_off":
             self._inflight = None           # the host closed the hand: nothing is in flight
         problem = None      # either is the host's signed word against ours (TABLE-10)
@@ -660,10 +683,11 @@ class SeatClient:
                 self._send(msg)
                 if msg["type"] == "sign_off":
                     report, self._closing = self._closing, None
+                    self._signed_off = True
                     if report is not None:          # the sign-off is saved: fold it in
                         self._hand_closed_here(report)
                     else:                           # re-sent after a restart
-                        self._signed_off = True
+                        self._fold_after_restart()
         except (TableError, StoreError) as exc:
             self._halt(f"this seat refused to sign its own statement: {exc}")
         finally:
