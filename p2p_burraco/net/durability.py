@@ -229,8 +229,8 @@ def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:
     if journal is None:
         return
     if not writable(journal.dir):
-        if not getattr(room, "disk_waiting", False):
-            room.disk_waiting = True  # type: ignore[attr-defined]
+        if table_id not in node.disk_said:
+            node.disk_said.add(table_id)
             node.say(f"{table_id}: waits for the disk, no hand is dealt; trying again every "
                      f"{node.config.disk_retry:g} s")
         return
@@ -246,6 +246,7 @@ def _try_resume(node: HostNode, table_id: str, room: TableRoom) -> None:
         node.say(f"{table_id}: cannot go on from its journal: {exc}")
         return
     del node.stalled[table_id]
+    node.disk_said.discard(table_id)
     if node.lobby.tables.get(table_id) is room:
         node.lobby.tables[table_id] = new
     if node.default_room is room:
@@ -275,14 +276,14 @@ def save_lobby(node: HostNode) -> None:
 
     tables = [_lobby_entry(r) for r in node.lobby.tables.values()
               if r.status == "waiting" and any(s.taken for s in r.slots)]
-    if tables == getattr(node, "_lobby_saved", None if tables else []):
+    if tables == (node.lobby_saved if node.lobby_saved is not None else []):
         return
     try:
         write(node.data_dir, tables)
     except OSError as exc:
         node.say(f"disk full: {node.data_dir / LOBBY} ({os.strerror(exc.errno or 0)})")
         return
-    node._lobby_saved = tables  # type: ignore[attr-defined]
+    node.lobby_saved = tables
 
 
 class LobbyRecord:
@@ -346,8 +347,8 @@ def restore_lobby(node: HostNode) -> None:
                 (room.game, room.variant, room.players, room.target, room.hands) == \
                 (c.game, variant, players, c.target, c.hands):
             node.default_room = room
-    node._lobby_saved = [_lobby_entry(r) for r in node.lobby.tables.values()  # type: ignore[attr-defined]
-                         if r.status == "waiting" and any(s.taken for s in r.slots)]
+    node.lobby_saved = [_lobby_entry(r) for r in node.lobby.tables.values()
+                        if r.status == "waiting" and any(s.taken for s in r.slots)]
 
 
 def _room_class() -> type[TableRoom]:

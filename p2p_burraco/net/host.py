@@ -581,6 +581,10 @@ class HostNode(ServerFactory):
         self.data_lock: Any = config.data_lock
         self.stalled: dict[str, TableRoom] = {}
         """Tables waiting for the disk (a journal write failed): by table id."""
+        self.disk_said: set[str] = set()
+        """Stalled tables whose wait for the disk was said (once each, not every retry)."""
+        self.lobby_saved: list[dict[str, Any]] | None = None
+        """What lobby.json last held as written by this run (None: not written yet)."""
         self._disk_watch: IDelayedCall | None = None
         self.records = 0
         """Journal events appended by this run of the host."""
