@@ -360,18 +360,10 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 def _fill(disk: Path, leave: int) -> Path:
     """Fill the disk but `leave` bytes (a file that can be removed to free it)."""
+    from diskfill import fill
+
     filler = disk / "filler"
-    fd = os.open(filler, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    try:
-        for size in (65536, 4096, 1):
-            try:
-                while True:
-                    os.write(fd, b"\0" * size)
-            except OSError:
-                pass
-        os.ftruncate(fd, max(0, os.fstat(fd).st_size - leave))
-    finally:
-        os.close(fd)
+    os.truncate(filler, max(0, fill(filler) - leave))
     return filler
 
 
