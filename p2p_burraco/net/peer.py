@@ -437,6 +437,11 @@ class PeerNode(ClientFactory):
                     seat["connected"] = bool(b["connected"])
                     self.seats_changed()
         elif t == "match_end":
+            if self._resyncing and b.get("table") == self.table:
+                # the host answered our resync before it ended the match (one connection,
+                # in order): the answer is whole — take it (the last hand's hand_end, its
+                # record) before the end, or the seat would stop without its copy
+                self._finish_resync()
             self.match_end(b)
         elif t == "pong":
             if b["n"] == self._released_marker and not self.finished:
