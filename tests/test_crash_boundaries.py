@@ -238,17 +238,18 @@ def play(base: Path, kills: list[int], rng: random.Random | None = None,
     event that closed the match's last hand; a host restarted past it has no hand to resume
     and journals no `resume`, it hands out the result once the seats are back)."""
     m = Match(_new_dir(base, f"run-{kills[0] if kills else 'ref'}"))
-    table_records = 0       # records on disk, the host's `resume` marks not counted
-    on_disk = 0             # every record on disk after the header
-    m.start_host(kills[0] if kills else None)
+    target = kills[0] if kills else None    # the record index in the file to kill at
+    m.start_host(target)
     m.start_peers()
     for i, b in enumerate(kills):
-        m.killed(on_disk + (b - table_records))
+        assert target is not None
+        m.killed(target)
         kinds = _journal_kinds(m.match_dir())
         on_disk = len(kinds)
         table_records = sum(k != "resume" for k in kinds)
-        assert table_records == b, \
-            f"killed at boundary {b}, but {table_records} table records on disk:\n" + m.log()
+        assert (on_disk, table_records) == (target, b), \
+            (f"killed at boundary {b} (record {target}), but {on_disk} records on disk, "
+             f"{table_records} of the table's:\n" + m.log())
         if rng is not None and rng.randrange(RESUME_KILLS) == 0 and b < closing:
             m.start_host(on_disk + 1)          # its `resume` mark, then nothing
             m.killed(on_disk + 1)
@@ -256,7 +257,8 @@ def play(base: Path, kills: list[int], rng: random.Random | None = None,
             on_disk += 1
         nxt = kills[i + 1] if i + 1 < len(kills) else None
         # the restart journals its `resume` mark first (one record more on disk)
-        m.start_host(None if nxt is None else on_disk + 1 + (nxt - table_records))
+        target = None if nxt is None else on_disk + 1 + (nxt - table_records)
+        m.start_host(target)
     return m.finish()
 
 
