@@ -105,6 +105,10 @@ class TableRoom:
         self._dealing = False
         self.ending = False
         """Restored after the match had ended, its result not yet written (`_end_restored`)."""
+        self.end_held = False
+        """The match ended while a seat that is back had its resync not yet answered: the
+        result waits for that answer (`_end_restored`), so the seat hears the last hand's
+        end, and keeps its record, before the match's."""
         self._clock: tuple[dict[str, Any], int] | None = None
         """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
@@ -159,9 +163,14 @@ class TableRoom:
 
     def _end_restored(self) -> None:
         """A restored match that had ended: its result once every seat is back and has its
-        resync answered (or a grace ran out)."""
-        if self.ending and self.status == "playing" and \
-                all(s.conn is not None and not s.syncing for s in self.slots):
+        resync answered (or a grace ran out). A match that ended while a seat that is back
+        waited for its resync's answer (`end_held`): once no seat here waits for one."""
+        if self.status != "playing":
+            return
+        if self.ending and all(s.conn is not None and not s.syncing for s in self.slots):
+            self.end_match()
+        elif self.end_held and not self.ending and \
+                not any(s.conn is not None and s.syncing for s in self.slots):
             self.end_match()
 
     # --- lobby ---------------------------------------------------------------------
@@ -296,7 +305,7 @@ class TableRoom:
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
         if frame.type == "resync":
             self._send_clock(seat)
-            if self.ending:
+            if self.ending or self.end_held:
                 self._end_restored()
 
     def _send_clock(self, seat: int) -> None:
@@ -351,7 +360,10 @@ class TableRoom:
         if step.record is not None and not step.over:
             self._replace_gone(step.record.outcome)
         if step.over and self.status == "playing":
-            self.end_match()
+            if any(s.conn is not None and s.syncing for s in self.slots):
+                self.end_held = True         # `_end_restored`, once that seat has its answer
+            else:
+                self.end_match()
         elif self.status == "playing":
             if step.record is not None:
                 self.pause.hand_closed()     # TABLE-15: time to read the score sheet
@@ -493,6 +505,9 @@ class TableRoom:
             return
         slot = self.slots[seat]
         slot.conn = None
+        if self.end_held:
+            self._end_restored()             # it waited for this seat's resync: no more
+            return
         if self.status == "waiting":
             self.slots[seat] = SeatSlot()
             self.broadcast_lobby()
