@@ -197,10 +197,14 @@ class Match:
         hands = [(Transcript.load(str(f)).hand_end or {}).get("result")
                  for f in sorted(d.glob("hand-*.p2pb"))]
         kinds = _journal_kinds(d)
-        copies = [d, *sorted((self.tmp / "peers" / "identities").glob("*/matches/*"))]
-        for copy in copies:
+        copies = sorted((self.tmp / "peers" / "identities").glob("*/matches/*"))
+        assert len(copies) == len(NAMES), copies
+        for copy in [d, *copies]:
             rc, said = _verify(copy, self.tmp)
             assert rc == 0, f"verify {copy}: exit {rc}\n{said}\n--- host ---\n" + self.log()
+            theirs = [(Transcript.load(str(f)).hand_end or {}).get("result")
+                      for f in sorted(copy.glob("hand-*.p2pb"))]
+            assert theirs == hands, f"{copy} holds other hands than the host's:\n" + self.log()
         return {"reason": result["reason"], "standings": result["standings"],
                 "hands": hands, "peers": outs, "kinds": kinds}
 

@@ -167,10 +167,12 @@ class TableRoom:
         waited for its resync's answer (`end_held`): once no seat here waits for one."""
         if self.status != "playing":
             return
-        if self.ending and all(s.conn is not None and not s.syncing for s in self.slots):
-            self.end_match()
-        elif self.end_held and not self.ending and \
-                not any(s.conn is not None and s.syncing for s in self.slots):
+        if self.ending:
+            done = all(s.conn is not None and not s.syncing for s in self.slots)
+        else:
+            done = self.end_held and not any(s.conn is not None and s.syncing
+                                             for s in self.slots)
+        if done:
             self.end_match()
 
     # --- lobby ---------------------------------------------------------------------
