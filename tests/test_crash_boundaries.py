@@ -20,7 +20,9 @@ each peer's secrets; fixed identity keys, fixed seats, seeded bots), so only the
 differ; the order in which the four peers' concurrent messages reach the journal does vary,
 which is why the hand's *result* is compared, not its bytes. The kill-at-resume choice comes
 from `P2P_BURRACO_BOUNDARY_SEED` (printed). `P2P_BURRACO_CHAINS=N` splits the boundaries into
-N chains (default 4); `P2P_BURRACO_BOUNDARIES=a,b,...` kills at those only (one chain each).
+N chains (default 4); `P2P_BURRACO_BOUNDARIES=a,b,...` kills at those only (one chain each);
+`P2P_BURRACO_HANDS=N` plays an N-hand match (default 1; 2 adds the boundaries between two
+hands: a hand's close before its checkpoint, the next deal), about twice the time.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pyte
 RUN_SEED = 4601
 NAMES = ["ann", "bea", "cid", "dan"]
 CHAINS = int(os.environ.get("P2P_BURRACO_CHAINS", "4"))
+HANDS = int(os.environ.get("P2P_BURRACO_HANDS", "1"))
 BOUNDARY_SEED = int(os.environ.get("P2P_BURRACO_BOUNDARY_SEED", "46"))
 RESUME_KILLS = 8
 """About one restart in this many is killed again right after its own `resume` mark."""
@@ -108,7 +111,7 @@ class Match:
         self.lines.append(f"--- host started, kill at {kill_at} ---")
         proc = _SPAWNED.popen(
             cli("host", "--pause", "0", "--port", str(self.port), "--data-dir",
-                str(self.tmp / "host"), "--game", "burraco", "--players", "4", "--hands", "1",
+                str(self.tmp / "host"), "--game", "burraco", "--players", "4", "--hands", str(HANDS),
                 "--grace", "120"),
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
             env=_env(self.tmp, kill_at))
@@ -235,12 +238,13 @@ def _new_dir(base: Path, name: str) -> Path:
 
 
 def play(base: Path, kills: list[int], rng: random.Random | None = None,
-         closing: int = 0) -> dict[str, Any]:
+         closings: tuple[int, ...] = ()) -> dict[str, Any]:
     """One run of the recorded match whose host is killed at each reference boundary of
     `kills` (ascending; [] = never): what it ended with. `rng` picks the restarts also
-    killed right after their own `resume` mark: only those before record `closing` (the
-    event that closed the match's last hand; a host restarted past it has no hand to resume
-    and journals no `resume`, it hands out the result once the seats are back)."""
+    killed right after their own `resume` mark: not after a record of `closings` (the
+    events that closed a hand: the restart first writes the checkpoint the hand's close
+    lacks), nor past the last (no hand to resume: no `resume`, the result goes out once
+    the seats are back)."""
     m = Match(_new_dir(base, f"run-{kills[0] if kills else 'ref'}"))
     target = kills[0] if kills else None    # the record index in the file to kill at
     m.start_host(target)
@@ -254,7 +258,8 @@ def play(base: Path, kills: list[int], rng: random.Random | None = None,
         assert (on_disk, table_records) == (target, b), \
             (f"killed at boundary {b} (record {target}), but {on_disk} records on disk, "
              f"{table_records} of the table's:\n" + m.log())
-        if rng is not None and rng.randrange(RESUME_KILLS) == 0 and b < closing:
+        if rng is not None and rng.randrange(RESUME_KILLS) == 0 and closings \
+                and b < closings[-1] and b not in closings:
             m.start_host(on_disk + 1)          # its `resume` mark, then nothing
             m.killed(on_disk + 1)
             assert _journal_kinds(m.match_dir())[-1] == "resume", m.log()
@@ -299,7 +304,9 @@ def test_host_killed_at_every_journal_record_boundary_ends_as_uninterrupted(
     print(f"P2P_BURRACO_BOUNDARY_SEED={BOUNDARY_SEED}, P2P_BURRACO_TEST_SEED={RUN_SEED}: "
           f"chain {chain} of {_chains()} kills the host at journal records {kills} of "
           f"{total}")
-    run = play(tmp_path, kills, rng, closing=total - 1)    # the last: its checkpoint
+    # a hand's closing event is the record before its checkpoint
+    closings = tuple(i for i, k in enumerate(reference["kinds"]) if k == "checkpoint")
+    run = play(tmp_path, kills, rng, closings)
     for key in ("reason", "standings", "hands"):
         assert run[key] == reference[key], \
             f"chain {chain} ({kills}): {key} {run[key]!r} != {reference[key]!r}"
