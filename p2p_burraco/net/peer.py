@@ -81,8 +81,8 @@ class PeerConfig:
     """First wait before reconnecting; it doubles up to `reconnect_max_delay`. Short, so a
     host restarted at once (a supervisor, a player's quick restart) or a connection that
     merely dropped is found again in a fraction of a second; the doubling keeps a host that
-    stays away from being asked more than a few times (3 tries more than from 1 s over the
-    10 minutes)."""
+    stays away from being asked much more often (2 tries more than from 1 s over the 10
+    minutes)."""
     reconnect_max_delay: float = 15.0
     reconnect_for: float = 600.0
     """Give up reconnecting after this many seconds without a host (10 minutes)."""

@@ -109,6 +109,7 @@ class TableRoom:
         """The match ended while a seat that is back had its resync not yet answered: the
         result waits for that answer (`_end_restored`), so the seat hears the last hand's
         end, and keeps its record, before the match's."""
+        self._end_hold: IDelayedCall | None = None
         self._clock: tuple[dict[str, Any], int] | None = None
         """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
@@ -173,6 +174,11 @@ class TableRoom:
             done = self.end_held and not any(s.conn is not None and s.syncing
                                              for s in self.slots)
         if done:
+            self.end_match()
+
+    def _end_anyway(self) -> None:
+        """A seat back but silent (no `resync`) does not hold the match's end for long."""
+        if self.end_held and not self.ending and self.status == "playing":
             self.end_match()
 
     # --- lobby ---------------------------------------------------------------------
@@ -364,6 +370,8 @@ class TableRoom:
         if step.over and self.status == "playing":
             if any(s.conn is not None and s.syncing for s in self.slots):
                 self.end_held = True         # `_end_restored`, once that seat has its answer
+                self._end_hold = self.node.reactor.callLater(
+                    END_HOLD_S, guarded(self, self._end_anyway))
             else:
                 self.end_match()
         elif self.status == "playing":
@@ -460,6 +468,8 @@ class TableRoom:
             slot.away = None
         if self._deadline is not None and self._deadline.active():
             self._deadline.cancel()
+        if self._end_hold is not None and self._end_hold.active():
+            self._end_hold.cancel()
         outcome = driver.outcome
         result = {"table": self.id, "game": self.game, "variant": self.variant,
                   "players": self.players, "reason": self.reason,
@@ -593,6 +603,11 @@ class TableRoom:
             self.node.add_bot(self.id, seat)
             return
         self._run({"e": "lost", "seat": seat, "cause": "grace"})
+
+
+END_HOLD_S = 10.0
+"""How long a match's end waits for the `resync` of a seat that is back (`end_held`): a
+peer asks at once after `ready`; one that does not hears the result without its answer."""
 
 
 def _table_layer(mtype: str) -> bool:
