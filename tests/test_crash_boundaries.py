@@ -15,9 +15,9 @@ with exactly the reference's first b records on disk (not counting its own `resu
 Some restarts (seeded) are also killed right after their own `resume` mark, before anything
 else: a host killed again while it comes back.
 
-Every run is reproducible (`P2P_BURRACO_TEST_SEED`: the host's first dealer and match id,
-each peer's secrets; fixed identity keys, fixed seats, seeded bots), so only the kills
-differ; the order in which the four peers' concurrent messages reach the journal does vary,
+Every run is reproducible (`P2P_BURRACO_TEST_SEED`, 4601 unless set: the host's first
+dealer and match id, each peer's secrets; fixed identity keys, fixed seats, seeded bots), so
+only the kills differ; the order in which the four peers' concurrent messages reach the journal does vary,
 which is why the hand's *result* is compared, not its bytes. The kill-at-resume choice comes
 from `P2P_BURRACO_BOUNDARY_SEED` (printed). `P2P_BURRACO_CHAINS=N` splits the boundaries into
 N chains (default 4); `P2P_BURRACO_BOUNDARIES=a,b,...` kills at those only (one chain each);
@@ -42,7 +42,8 @@ from prockit import Spawned, cli, private_env, reaper
 
 pytestmark = [pytest.mark.faults, pytest.mark.slow, pytest.mark.subprocess, pytest.mark.network]
 
-RUN_SEED = 4601
+RUN_SEED = int(os.environ.get("P2P_BURRACO_TEST_SEED", "4601"))
+"""The match (dealer, match id, identities, every peer's secrets): another seed, another hand."""
 NAMES = ["ann", "bea", "cid", "dan"]
 CHAINS = int(os.environ.get("P2P_BURRACO_CHAINS", "4"))
 HANDS = int(os.environ.get("P2P_BURRACO_HANDS", "1"))
