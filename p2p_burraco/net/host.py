@@ -588,6 +588,9 @@ class HostNode(ServerFactory):
         self._disk_watch: IDelayedCall | None = None
         self.records = 0
         """Journal events appended by this run of the host."""
+        self._journal_records: dict[Path, int] = {}
+        """Under `P2P_BURRACO_KILL_AT_RECORD`: records after the match header in each journal
+        this run appended to, counted from the file (so across restarts: absolute)."""
         from .durability import LobbyRecord
 
         self.lobby_record = LobbyRecord(self)
@@ -709,12 +712,28 @@ class HostNode(ServerFactory):
     def journaled(self, journal: Any) -> None:
         """One more event appended to a match's journal by this run of the host. With
         `P2P_BURRACO_KILL_AT_RECORD=N` in the environment (the crash tests) the host makes
-        the N-th durable and kills itself with SIGKILL there, its replies still held: a
-        `kill -9` at exactly that journal record boundary, reproducible."""
+        the journal's N-th record after the match header durable and kills itself with
+        SIGKILL there, its replies still held: a `kill -9` at exactly that journal record
+        boundary, reproducible. N is the record's index in the file, whatever run of the
+        host wrote the ones before it (its own `resume` marks included), so a host
+        restarted with a later N dies at that later boundary of the same match."""
         self.records += 1
-        if self.kill_at is not None and self.records == self.kill_at:
+        if self.kill_at is None:
+            return
+        path = Path(journal.dir)
+        count = self._journal_records.get(path)
+        if count is None:
+            from ..storage.files import scan_log
+            from ..storage.journal import JOURNAL
+
+            # the records on disk now, this one included, less the match header
+            count = len(scan_log(path / JOURNAL).records) - 1
+        else:
+            count += 1
+        self._journal_records[path] = count
+        if count == self.kill_at:
             journal.sync()
-            self.say(f"killed at journal record {self.records} [{KILL_AT_RECORD}]")
+            self.say(f"killed at journal record {count} [{KILL_AT_RECORD}]")
             for handler in events.handlers:
                 handler.flush()
             os.kill(os.getpid(), signal.SIGKILL)

@@ -103,8 +103,12 @@ class PeerConfig:
     """Where this identity keeps its seeds, statements and records (None: in memory only,
     for an ephemeral bot whose secrets die with it)."""
     reconnect: bool = True
-    reconnect_delay: float = 1.0
-    """First wait before reconnecting; it doubles up to `reconnect_max_delay`."""
+    reconnect_delay: float = 0.25
+    """First wait before reconnecting; it doubles up to `reconnect_max_delay`. Short, so a
+    host restarted at once (a supervisor, a player's quick restart) or a connection that
+    merely dropped is found again in a fraction of a second; the doubling keeps a host that
+    stays away from being asked much more often (2 tries more than from 1 s over the 10
+    minutes)."""
     reconnect_max_delay: float = 15.0
     reconnect_for: float = 600.0
     """Give up reconnecting after this many seconds without a host (10 minutes)."""
@@ -460,6 +464,11 @@ class PeerNode(ClientFactory):
                     seat["connected"] = bool(b["connected"])
                     self.seats_changed()
         elif t == "match_end":
+            if self._resyncing and b.get("table") == self.table:
+                # the host answered our resync before it ended the match (one connection,
+                # in order): the answer is whole — take it (the last hand's hand_end, its
+                # record) before the end, or the seat would stop without its copy
+                self._finish_resync()
             self.match_end(b)
         elif t == "pong":
             if b["n"] == self._released_marker and not self.finished:

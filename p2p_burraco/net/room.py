@@ -105,6 +105,11 @@ class TableRoom:
         self._dealing = False
         self.ending = False
         """Restored after the match had ended, its result not yet written (`_end_restored`)."""
+        self.end_held = False
+        """The match ended while a seat that is back had its resync not yet answered: the
+        result waits for that answer (`_end_restored`), so the seat hears the last hand's
+        end, and keeps its record, before the match's."""
+        self._end_hold: IDelayedCall | None = None
         self._clock: tuple[dict[str, Any], int] | None = None
         """The last `clock` notice sent to every seat, and when (ms)."""
         self.creator: bytes | None = None      # the identity that opened it (lobby cap)
@@ -159,9 +164,21 @@ class TableRoom:
 
     def _end_restored(self) -> None:
         """A restored match that had ended: its result once every seat is back and has its
-        resync answered (or a grace ran out)."""
-        if self.ending and self.status == "playing" and \
-                all(s.conn is not None and not s.syncing for s in self.slots):
+        resync answered (or a grace ran out). A match that ended while a seat that is back
+        waited for its resync's answer (`end_held`): once no seat here waits for one."""
+        if self.status != "playing":
+            return
+        if self.ending:
+            done = all(s.conn is not None and not s.syncing for s in self.slots)
+        else:
+            done = self.end_held and not any(s.conn is not None and s.syncing
+                                             for s in self.slots)
+        if done:
+            self.end_match()
+
+    def _end_anyway(self) -> None:
+        """A seat back but silent (no `resync`) does not hold the match's end for long."""
+        if self.end_held and not self.ending and self.status == "playing":
             self.end_match()
 
     # --- lobby ---------------------------------------------------------------------
@@ -296,7 +313,7 @@ class TableRoom:
         self._run({"e": "msg", "seat": seat, "msg": msg}, sender=seat, ref=frame.seq)
         if frame.type == "resync":
             self._send_clock(seat)
-            if self.ending:
+            if self.ending or self.end_held:
                 self._end_restored()
 
     def _send_clock(self, seat: int) -> None:
@@ -351,7 +368,12 @@ class TableRoom:
         if step.record is not None and not step.over:
             self._replace_gone(step.record.outcome)
         if step.over and self.status == "playing":
-            self.end_match()
+            if any(s.conn is not None and s.syncing for s in self.slots):
+                self.end_held = True         # `_end_restored`, once that seat has its answer
+                self._end_hold = self.node.reactor.callLater(
+                    END_HOLD_S, guarded(self, self._end_anyway))
+            else:
+                self.end_match()
         elif self.status == "playing":
             if step.record is not None:
                 self.pause.hand_closed()     # TABLE-15: time to read the score sheet
@@ -446,6 +468,8 @@ class TableRoom:
             slot.away = None
         if self._deadline is not None and self._deadline.active():
             self._deadline.cancel()
+        if self._end_hold is not None and self._end_hold.active():
+            self._end_hold.cancel()
         outcome = driver.outcome
         result = {"table": self.id, "game": self.game, "variant": self.variant,
                   "players": self.players, "reason": self.reason,
@@ -493,6 +517,9 @@ class TableRoom:
             return
         slot = self.slots[seat]
         slot.conn = None
+        if self.end_held:
+            self._end_restored()             # it waited for this seat's resync: no more
+            return
         if self.status == "waiting":
             self.slots[seat] = SeatSlot()
             self.broadcast_lobby()
@@ -576,6 +603,11 @@ class TableRoom:
             self.node.add_bot(self.id, seat)
             return
         self._run({"e": "lost", "seat": seat, "cause": "grace"})
+
+
+END_HOLD_S = 10.0
+"""How long a match's end waits for the `resync` of a seat that is back (`end_held`): a
+peer asks at once after `ready`; one that does not hears the result without its answer."""
 
 
 def _table_layer(mtype: str) -> bool:
