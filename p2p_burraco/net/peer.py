@@ -464,11 +464,6 @@ class PeerNode(ClientFactory):
                     seat["connected"] = bool(b["connected"])
                     self.seats_changed()
         elif t == "match_end":
-            if self._resyncing and b.get("table") == self.table:
-                # the host answered our resync before it ended the match (one connection,
-                # in order): the answer is whole — take it (the last hand's hand_end, its
-                # record) before the end, or the seat would stop without its copy
-                self._finish_resync()
             self.match_end(b)
         elif t == "pong":
             if b["n"] == self._released_marker and not self.finished:
@@ -501,7 +496,10 @@ class PeerNode(ClientFactory):
         if body.get("table") != self.table:
             return                  # a match this peer does not sit at (its last one's end)
         if self._resyncing and self.seat_client is not None:
-            self._finish_resync()   # the host sent the whole answer (the last hand_end) first
+            # the host answered our resync before it ended the match (one connection, in
+            # order): the answer is whole — take it (the last hand's hand_end, its record)
+            # before the end, or the seat would stop without its copy
+            self._finish_resync()
         self.finished = True
         if self.store is not None and self.seat_on_disk():
             self.store.save_seat({})         # no seat is held there any more
