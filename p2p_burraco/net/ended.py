@@ -32,6 +32,8 @@ def snapshot(node: HostNode) -> dict[str, Any]:
     matches: dict[int, dict[str, Any]] = {}
     for identity, (table, seat, body) in node.ended.items():
         entry = matches.setdefault(id(body), {"table": table, "end": body, "seats": []})
+        if table in node.ended_last:
+            entry["last"] = node.ended_last[table]
         entry["seats"].append([seat, identity])
     now = node.reactor.seconds()
     return {"next_table": node.lobby.next_id,
@@ -86,6 +88,8 @@ def restore_ended(node: HostNode) -> None:
         for seat, identity in m["seats"]:
             node.ended.pop(identity, None)
             node.ended[identity] = (str(m["table"]), int(seat), end)
+        if isinstance(m.get("last"), str):
+            node.ended_last[str(m["table"])] = m["last"]
     while len(node.ended) > ENDED_SEATS:
         node.ended.popitem(last=False)
     node.rematches.restore(list(body.get("offers", [])))
@@ -93,3 +97,25 @@ def restore_ended(node: HostNode) -> None:
     if node.ended or node.rematches.offers:
         node.say(f"remembers {len(node.ended)} seat(s) of ended matches and "
                  f"{len(node.rematches.offers)} open rematch offer(s)")
+
+
+def last_hand(node: HostNode, table: str) -> list[tuple[str, dict[str, Any]]]:
+    """The frames of an ended table's last closed hand, as its record on disk holds it (its
+    log from the signed hand_start, then the hand_end with every sign-off) — what a seat
+    that was away when that hand closed lacks to hold its own proof of it. Nothing when the
+    record is not there or does not read (the seat still hears the result)."""
+    from ..fairdeal.transcript import Transcript
+    from ..table import messages as tm
+
+    path = node.ended_last.get(table)
+    if path is None:
+        return []
+    try:
+        record = Transcript.load(str(node.data_dir / path))
+    except (OSError, ValueError) as exc:
+        node.say(f"{table}: the last hand's record {path} does not read ({exc}); a returning "
+                 "seat hears only the result")
+        return []
+    if record.hand_end is None:
+        return []
+    return [(str(e["type"]), tm.body_of(e)) for e in [*record.entries, record.hand_end]]

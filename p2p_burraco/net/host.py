@@ -376,9 +376,15 @@ class HostConnection(FrameProtocol):
         if room is not None and room.id in self.node.stalled:   # ready, then: come back later
             raise WireError("host.disk_full", DISK_FULL_MESSAGE, fatal=True, ref=frame.seq)
         if ended is not None:
-            # its last match ended (while it was away, perhaps): the result, at once, so a
-            # peer still holding that seat stops rather than wait for it (one that sits
-            # down anew ignores a match_end of a table it does not sit at)
+            # its last match ended (while it was away, perhaps): the last hand as its record
+            # holds it (a seat away when it closed has no hand_end: every chair holds its
+            # own proof), then the result, at once, so a peer still holding that seat stops
+            # rather than wait for it (one that sits down anew ignores both: it sits at no
+            # ended table)
+            from .ended import last_hand
+
+            for mtype, body in last_hand(self.node, ended[0]):
+                self.send(mtype, body)
             self.send("match_end", ended[2])
             return
         if room is not None and seat is not None:
@@ -599,6 +605,9 @@ class HostNode(ServerFactory):
         """identity → (table, seat, match_end body) of the latest matches that ended, so a
         seat that returns after its match ended hears the result and stops (bounded; kept
         across restarts in ended.msgpack, net/ended.py)."""
+        self.ended_last: dict[str, str] = {}
+        """table → its last closed hand's record (relative to the data dir), for the
+        tables in `ended`: a seat that was away when that hand closed hears it on return."""
         from .ended import EndedRecord
 
         self.ended_record = EndedRecord(self)
@@ -880,8 +889,14 @@ class HostNode(ServerFactory):
             if slot.identity is not None:
                 self.ended.pop(slot.identity, None)
                 self.ended[slot.identity] = (room.id, seat, result)
+        if room.transcripts and room.journal is not None:
+            self.ended_last[room.id] = _relative(self.data_dir,
+                                                 room.journal.dir / room.transcripts[-1])
         while len(self.ended) > ENDED_SEATS:
             self.ended.popitem(last=False)
+        held = {table for table, _, _ in self.ended.values()}
+        for table in [t for t in self.ended_last if t not in held]:
+            del self.ended_last[table]
         self.durable(self.ended_record)             # on disk before the match_end leaves
 
     def table_over(self, room: TableRoom) -> None:
@@ -983,3 +998,11 @@ __all__: Sequence[str] = (
     "TableRoom",
     "start_host",
 )
+
+
+def _relative(base: Path, path: Path) -> str:
+    """`path` as kept in ended.msgpack: below the data dir when it is (the dir may move)."""
+    try:
+        return str(Path(path).relative_to(base))
+    except ValueError:
+        return str(path)

@@ -282,6 +282,10 @@ class PeerNode(ClientFactory):
         self._resync_refused = False
         self._pings = 0
         self._released_marker = -1
+        self._past_end = False
+        """After a `ready` that seats us nowhere, until our request is answered: the host may
+        first tell this identity of a match it sat at that ended (its last hand, then the
+        match_end, see `ready`): not ours any more, so those frames are let pass."""
         self._asked_seat = False
         """A seat was asked for and not yet given: lost then, the host may have seated us
         (its answer lost with it), so the peer comes back to see (`ready` says)."""
@@ -388,12 +392,17 @@ class PeerNode(ClientFactory):
             return
         if self.seat is not None:
             # we held a seat the host does not give back: either its match ended (the host
-            # says so next, with a match_end) or the seat went to someone else after the
-            # grace — which, we know once our ping is answered with no match_end before it
+            # says so next: its last hand, which we take as a resync's answer — we may have
+            # been away when it closed — then a match_end) or the seat went to someone else
+            # after the grace — which, we know once our ping is answered with no match_end
+            # before it
+            self._resync_batch = []
+            self._resyncing = True
             self._released_marker = self._next_ping()
             conn.send("ping", {"n": self._released_marker})
             return
         self._asked_seat = True      # a host that dies before answering may have seated us
+        self._past_end = True
         if self.config.create is not None and self.table is None:
             conn.send("create_table", dict(self.config.create))
             return
@@ -435,6 +444,7 @@ class PeerNode(ClientFactory):
             conn.send("join_table", {"table": b["table"], "seat": self.config.seat})
         elif t == "seated":
             self._asked_seat = False
+            self._past_end = False
             self.table, self.seat = b["table"], b["seat"]
             self.table_info = b["info"]
             if self.store is not None:       # where this identity sits, for the player
@@ -467,6 +477,7 @@ class PeerNode(ClientFactory):
             self.match_end(b)
         elif t == "pong":
             if b["n"] == self._released_marker and not self.finished:
+                self._resyncing, self._resync_batch = False, None
                 self.notify_status("the seat was released while we were away")
                 self.seat_released()
                 return
@@ -494,12 +505,15 @@ class PeerNode(ClientFactory):
 
     def match_end(self, body: dict[str, Any]) -> None:
         if body.get("table") != self.table:
+            self._past_end = False
             return                  # a match this peer does not sit at (its last one's end)
-        if self._resyncing and self.seat_client is not None:
-            # the host answered our resync before it ended the match (one connection, in
-            # order): the answer is whole — take it (the last hand's hand_end, its record)
-            # before the end, or the seat would stop without its copy
-            self._finish_resync()
+        if self._resyncing:
+            # the host answered our resync (or, for a match that ended while we were away,
+            # sent its last hand) before it ended the match (one connection, in order): the
+            # answer is whole — take it (the last hand's hand_end, its record) before the
+            # end, or the seat would stop without its copy; nothing is sent back to a match
+            # that is over
+            self._finish_resync(send=False)
         self.finished = True
         if self.store is not None and self.seat_on_disk():
             self.store.save_seat({})         # no seat is held there any more
@@ -595,6 +609,8 @@ class PeerNode(ClientFactory):
         from ..table import messages as tm
 
         if self.seat is None:
+            if self._past_end:
+                return              # the last hand of an ended match we no longer sit at
             raise WireError("lobby.not_seated", f"{frame.type!r} but we sit at no table",
                             ref=frame.seq)
         client = self._seat_client()
@@ -642,14 +658,21 @@ class PeerNode(ClientFactory):
         if conn is not None and conn.state == "ready" and self._resyncing:
             self.resumed(conn)
 
-    def _finish_resync(self) -> None:
-        client = self.seat_client
+    def _finish_resync(self, send: bool = True) -> None:
+        """The resync's answer is all here: place it by index, give it to the seat, and
+        (`send`) re-send what was lost and the seat's replies."""
         batch, self._resync_batch = self._resync_batch or [], None
         self._resyncing = False
+        if not batch and not send:
+            return
+        client = self._seat_client()
         placed = self._by_index(batch)
         if placed is None:
             return
         replies = client.receive_all(placed) if placed else []
+        if not send:
+            self._check_halted()
+            return
         inflight = client.unacknowledged()
         if inflight is not None and inflight not in replies:
             # lost with the old socket, or held by the host (a commitment is relayed only

@@ -45,6 +45,8 @@ def load_ended(data_dir: Path) -> dict[str, Any]:
         for m in body.get("matches", []):
             str(m["table"])
             dict(m["end"])
+            if not isinstance(m.get("last", ""), str):
+                raise ValueError("a last hand's record is not a path")
             for seat, key in m["seats"]:
                 int(seat)
                 if not isinstance(key, bytes):
