@@ -19,10 +19,13 @@ from p2p_burraco.fairdeal.transcript import Transcript
 from p2p_burraco.net.host import HostNode
 
 
-def _away_at_the_close(tmp_path: Path) -> tuple[Loopback, HostNode, list[Any], int, Any]:
+def _away_at_the_close(tmp_path: Path, exits: bool = False
+                       ) -> tuple[Loopback, HostNode, list[Any], int, Any]:
     """A 2-seat, 1-hand Briscola table whose first seat to sign the last hand drops right
-    after its sign-off reached the host: (net, host, peers, that seat, the room)."""
+    after its sign-off reached the host: (net, host, peers, that seat, the room). `exits`:
+    a host that exits once its matches are over (`host --hands N`)."""
     net, host, peers, ctls = parked_table(tmp_path, game="briscola")
+    host.config.exit_when_done = exits
     room = host.lobby.tables["t1"]
     original = room.table_message
     gone: list[int] = []
@@ -76,3 +79,23 @@ def test_a_restarted_host_still_gives_the_last_hand(tmp_path: Path) -> None:
     peer.done.addBoth(ended.append)
     assert ended and isinstance(ended[0], dict), ended
     assert "hand-001.p2pb" in _records(peer)
+
+
+def test_a_hands_host_waits_for_a_seat_away_at_the_end_before_it_exits(tmp_path: Path) -> None:
+    """Found by the boundary test: a `--hands` host exited as its match ended, and a seat that
+    was away then retried a host that was gone for its whole reconnect window."""
+    net, host, peers, away, room = _away_at_the_close(tmp_path, exits=True)
+    assert room.status == "over"
+    assert not host.all_done.called, "the host exits with a seat still owed the result"
+    net.advance(1.0)                                        # it comes back and hears it
+    assert peers[away].done.called and host.all_done.called
+    assert not host.owed_end
+
+
+def test_a_hands_host_waits_no_longer_than_the_grace(tmp_path: Path) -> None:
+    net, host, peers, away, room = _away_at_the_close(tmp_path, exits=True)
+    peers[away].connector = lambda factory: None            # it never comes back
+    net.advance(room.table_rules.grace_ms / 1000 - 1)
+    assert not host.all_done.called
+    net.advance(2.0)
+    assert host.all_done.called and not host.owed_end

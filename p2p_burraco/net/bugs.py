@@ -73,9 +73,7 @@ def fail_room(room: TableRoom, sentence: str) -> None:
     node.lobby.reap(room)
     if room is node.default_room:
         node.default_room = None
-    if node.config.exit_when_done and not node.all_done.called and \
-            all(r.status != "playing" for r in node.lobby.tables.values()):
-        node.all_done.callback(None)
+    node.done_if_idle()
 
 
 def peer_bug(conn: PeerConnection, exc: Exception, mtype: str, seq: int) -> None:

@@ -386,6 +386,7 @@ class HostConnection(FrameProtocol):
             for mtype, body in last_hand(self.node, ended[0]):
                 self.send(mtype, body)
             self.send("match_end", ended[2])
+            self.node.end_heard(self.peer_identity)
             return
         if room is not None and seat is not None:
             room.reconnect(seat, self)
@@ -605,6 +606,10 @@ class HostNode(ServerFactory):
         """identity → (table, seat, match_end body) of the latest matches that ended, so a
         seat that returns after its match ended hears the result and stops (bounded; kept
         across restarts in ended.msgpack, net/ended.py)."""
+        self.owed_end: dict[bytes, IDelayedCall] = {}
+        """Seats away when their match ended, each until it is back and heard its last hand
+        and the result (from `ended`) or its grace ran out: a `--hands` host waits for them
+        before it exits, so nobody is left retrying a host that is gone."""
         self.ended_last: dict[str, str] = {}
         """table → its last closed hand's record (relative to the data dir), for the
         tables in `ended`: a seat that was away when that hand closed hears it on return."""
@@ -911,6 +916,15 @@ class HostNode(ServerFactory):
                 log.exception("on_match_end failed")
         del self.finished[:-100]
         self.reactor.callLater(1.0, self.lobby.reap, room)
+        grace = room.table_rules.grace_ms / 1000
+        for slot in room.slots:
+            key = slot.identity
+            if key is not None and slot.conn is None and not slot.bot \
+                    and key not in self.owed_end:
+                self.owed_end[key] = self.reactor.callLater(grace, self.end_heard, key)
+                if self.config.exit_when_done:
+                    self.say(f"{room.id}: {slot.name} was away as the match ended; the host "
+                             f"waits up to {grace:g} s for it to hear the result")
         if room is self.default_room:
             self.default_room = None
             if self.config.keep:
@@ -918,8 +932,20 @@ class HostNode(ServerFactory):
                 for _ in range(self.config.bots):
                     self.add_bot(new.id, None)
                 return
-        if self.config.exit_when_done and not self.all_done.called and \
-                all(r.status != "playing" for r in self.lobby.tables.values()):
+        self.done_if_idle()
+
+    def end_heard(self, identity: bytes) -> None:
+        """A seat away at its match's end heard it (or its grace ran out): not waited for."""
+        call = self.owed_end.pop(identity, None)
+        if call is not None and call.active():
+            call.cancel()
+        self.done_if_idle()
+
+    def done_if_idle(self) -> None:
+        """`all_done` (a `--hands` host exits) once no table plays and no seat that was
+        away at its match's end is still owed the result."""
+        if self.config.exit_when_done and not self.all_done.called and not self.owed_end \
+                and all(r.status != "playing" for r in self.lobby.tables.values()):
             self.all_done.callback(None)
 
     def is_own_bot(self, identity: bytes) -> bool:

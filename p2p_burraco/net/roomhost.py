@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-    from twisted.internet.defer import Deferred
 
     from ..storage.journal import DiskFull
     from .host import HostConfig, Lobby
@@ -55,9 +54,6 @@ class RoomHost(Protocol):
     @property
     def lobby(self) -> Lobby: ...
 
-    @property
-    def all_done(self) -> Deferred[None]: ...
-
     def table_rules(self, game: str) -> Any: ...
 
     def say(self, text: str) -> None: ...
@@ -77,6 +73,8 @@ class RoomHost(Protocol):
     def remember_end(self, room: TableRoom, result: dict[str, Any]) -> None: ...
 
     def table_over(self, room: TableRoom) -> None: ...
+
+    def done_if_idle(self) -> None: ...
 
     def restart_bot(self, room: TableRoom, seat: int) -> None: ...
 
