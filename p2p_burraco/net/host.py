@@ -610,6 +610,8 @@ class HostNode(ServerFactory):
         """Seats away when their match ended, each until it is back and heard its last hand
         and the result (from `ended`) or its grace ran out: a `--hands` host waits for them
         before it exits, so nobody is left retrying a host that is gone."""
+        self._exit_held = False
+        """The host would have exited but for `owed_end`."""
         self.ended_last: dict[str, str] = {}
         """table → its last closed hand's record (relative to the data dir), for the
         tables in `ended`: a seat that was away when that hand closed hears it on return."""
@@ -937,15 +939,21 @@ class HostNode(ServerFactory):
     def end_heard(self, identity: bytes) -> None:
         """A seat away at its match's end heard it (or its grace ran out): not waited for."""
         call = self.owed_end.pop(identity, None)
-        if call is not None and call.active():
+        if call is None:
+            return                  # a seat of a match an earlier run ended: nothing held
+        if call.active():
             call.cancel()
-        self.done_if_idle()
+        if self._exit_held:
+            self.done_if_idle()
 
     def done_if_idle(self) -> None:
         """`all_done` (a `--hands` host exits) once no table plays and no seat that was
         away at its match's end is still owed the result."""
-        if self.config.exit_when_done and not self.all_done.called and not self.owed_end \
-                and all(r.status != "playing" for r in self.lobby.tables.values()):
+        if not self.config.exit_when_done or self.all_done.called \
+                or any(r.status == "playing" for r in self.lobby.tables.values()):
+            return
+        self._exit_held = bool(self.owed_end)
+        if not self._exit_held:
             self.all_done.callback(None)
 
     def is_own_bot(self, identity: bytes) -> bool:
