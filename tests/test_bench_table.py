@@ -39,7 +39,7 @@ def test_the_counters_see_every_multiplication_check_and_signature() -> None:
     # fairdeal.group counts its own multiplications: the wrapper sees each one
     assert mult == group_count > 0
     assert verify > 0 and sign > 0
-    assert x25519 >= 0
+    assert x25519 == 0          # a LocalTable deal exchanges no keys: nothing uncounted hides
 
 
 def test_installing_after_fairdeal_is_refused() -> None:

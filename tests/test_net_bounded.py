@@ -15,13 +15,13 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 import uuid
 from pathlib import Path
 from typing import Any
 
 import pytest
 from loopback import Loopback, ScriptedPeer
+from waits import wait_until
 
 from p2p_burraco.net.guard import BufferPool
 from p2p_burraco.net.host import HostConfig, HostNode
@@ -200,11 +200,9 @@ def test_all_connections_buffers_are_capped_against_a_lan_address(tmp_path: Path
                        for c in conns)
             return (done, sum(c.decoder.pending for c in conns if not c.closing), len(conns),
                     {c.address for c in node.connections})
-        for _ in range(500):
-            done, held, live, addresses = kit.call(settled)
-            if done:
-                break
-            time.sleep(0.02)
+        wait_until(lambda: kit.call(settled)[0],
+                   "every attacker connection read, closing or not read for now")
+        done, held, live, addresses = kit.call(settled)
         print(f"{live} connections from {theirs} hold {held} bytes (cap {cap})")
         assert theirs in addresses or live == 0
         assert held <= cap + n * 64 * 1024, (held, cap)
