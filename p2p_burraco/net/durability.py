@@ -21,6 +21,7 @@ fails (PROTOCOL § 10, "The host's journal").
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import secrets
 from pathlib import Path
@@ -38,6 +39,7 @@ from ..storage.journal import (
     survey,
 )
 from ..wire import WireError
+from .bugs import guarded
 
 if TYPE_CHECKING:
     from .host import HostNode
@@ -194,12 +196,12 @@ def _message() -> str:
 def watch(node: HostNode) -> None:
     """Every `disk_retry` seconds: stall a table whose journal broke outside a request, and
     try to bring stalled tables back (see the module docstring)."""
+    if not node.all_done.called:             # first: a bug below must not end the watch
+        node._disk_watch = node.reactor.callLater(node.config.disk_retry, watch, node)
     stall_broken(node)
     _start_waiting(node)
     for table_id, room in list(node.stalled.items()):
-        _try_resume(node, table_id, room)
-    if not node.all_done.called:
-        node._disk_watch = node.reactor.callLater(node.config.disk_retry, watch, node)
+        guarded(room, functools.partial(_try_resume, node, table_id, room))()
 
 
 def writable(directory: Path) -> bool:
@@ -335,8 +337,8 @@ def restore_lobby(node: HostNode) -> None:
             slot.name = s.get("name")
             slot.bot_name = s.get("bot_name")
             slot.bot = slot.bot_name is not None
-            slot.away = node.reactor.callLater(room.table_rules.grace_ms / 1000,
-                                               _lobby_seat_expired, node, room, i)
+            slot.away = node.reactor.callLater(room.table_rules.grace_ms / 1000, guarded(
+                room, functools.partial(_lobby_seat_expired, node, room, i)))
             if slot.bot:
                 node.restart_bot(room, i)
         node.say(f"{room.id}: lobby restored — {len(t['seats'])} of {room.players} seat(s) "

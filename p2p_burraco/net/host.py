@@ -29,6 +29,7 @@ from twisted.python.failure import Failure
 from .. import __version__, wire
 from ..errors import Refused
 from ..gc_policy import apply_gc_policy
+from ..stages import RoomStatus
 from ..storage.journal import DiskFull
 from ..wire import Frame, WireError
 from . import identity as ident
@@ -610,8 +611,6 @@ class HostNode(ServerFactory):
         """Seats away when their match ended, each until it is back and heard its last hand
         and the result (from `ended`) or its grace ran out: a `--hands` host waits for them
         before it exits, so nobody is left retrying a host that is gone."""
-        self._exit_held = False
-        """The host would have exited but for `owed_end`."""
         self.ended_last: dict[str, str] = {}
         """table → its last closed hand's record (relative to the data dir), for the
         tables in `ended`: a seat that was away when that hand closed hears it on return."""
@@ -695,18 +694,31 @@ class HostNode(ServerFactory):
             self.reactor.callLater(0, self._sync_and_release)
 
     def _sync_and_release(self) -> None:
+        """The end of a turn that wrote: every dirty journal on disk, then what was held
+        leaves. A journal that fails takes its table's held output with it (a full disk
+        stalls the table, anything else is a bug of that table); the rest is released
+        whatever happened, so no other connection waits for good."""
         dirty, self._dirty = self._dirty, set()
-        for journal in dirty:
-            try:
-                journal.sync()
-            except DiskFull as exc:         # what it held must not leave: drop it
+        try:
+            for journal in dirty:
                 room = next((r for r in self.lobby.tables.values() if r.journal is journal),
                             None)
-                if room is not None:
-                    self.disk_failed(room, exc, abort=True)
-                continue
-            self.syncs += 1
-        self.hold_group.release()
+                try:
+                    journal.sync()
+                except DiskFull as exc:         # what it held must not leave: drop it
+                    if room is not None:
+                        self.disk_failed(room, exc, abort=True)
+                    continue
+                except Exception as exc:
+                    if room is None:
+                        raise
+                    from .bugs import room_bug
+
+                    room_bug(room, exc, "writing its journal")
+                    continue
+                self.syncs += 1
+        finally:
+            self.hold_group.release()
 
     # --- the disk fails ------------------------------------------------------------------
     def disk_failed(self, room: TableRoom, exc: DiskFull, abort: bool = False) -> None:
@@ -943,17 +955,14 @@ class HostNode(ServerFactory):
             return                  # a seat of a match an earlier run ended: nothing held
         if call.active():
             call.cancel()
-        if self._exit_held:
-            self.done_if_idle()
+        self.done_if_idle()
 
     def done_if_idle(self) -> None:
-        """`all_done` (a `--hands` host exits) once no table plays and no seat that was
-        away at its match's end is still owed the result."""
-        if not self.config.exit_when_done or self.all_done.called \
-                or any(r.status == "playing" for r in self.lobby.tables.values()):
-            return
-        self._exit_held = bool(self.owed_end)
-        if not self._exit_held:
+        """`all_done` (a `--hands` host exits) once no table plays or waits for the disk
+        and no seat that was away at its match's end is still owed the result."""
+        busy = (RoomStatus.PLAYING, RoomStatus.STALLED)
+        if self.config.exit_when_done and not self.all_done.called and not self.owed_end \
+                and all(r.status not in busy for r in self.lobby.tables.values()):
             self.all_done.callback(None)
 
     def is_own_bot(self, identity: bytes) -> bool:

@@ -17,7 +17,7 @@ disk refuses it with the retryable `host.disk_full`, nothing changed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..storage.journal import DiskFull
@@ -50,7 +50,6 @@ class Offer:
     expires: float = 0.0
     """When it lapses, on the host's clock (reactor seconds: the wall clock when it runs)."""
     new_table: str | None = None
-    asked: set[int] = field(default_factory=set)
 
     def to_disk(self) -> dict[str, Any]:
         """The offer as `storage.ended` keeps it (msgpack values)."""
@@ -149,13 +148,7 @@ class Rematches:
             self.node.say(f"{room.id}: a rematch of {table}")
             for bot_seat, name in offer.bots.items():
                 self.node.add_bot(room.id, bot_seat, name)
-        offer.asked.add(seat)
         room.join(conn, seat, ref)
         if not room.free_seats():
             self.offers.pop(table, None)          # everyone agreed: the match is on
             self.node.durable(self.node.ended_record)
-
-
-def reserved_for(room: TableRoom, seat: int) -> bytes | None:
-    """The identity a seat of a rematch table is kept for (None: anyone may sit)."""
-    return room.reserved.get(seat)

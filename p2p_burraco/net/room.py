@@ -205,10 +205,8 @@ class TableRoom:
         if self.status != "waiting" and not (
                 seat is not None and seat < self.players and not self.slots[seat].taken):
             raise WireError("lobby.started", f"the match at {self.id} has started", ref=ref)
-        from .rematch import reserved_for
-
         if seat is None:
-            free = [s for s in self.free_seats() if reserved_for(self, s) is None]
+            free = [s for s in self.free_seats() if self.reserved.get(s) is None]
             if not free:
                 raise WireError("lobby.table_full", f"{self.id} has no free seat", ref=ref)
             seat = free[0]
@@ -219,7 +217,7 @@ class TableRoom:
             raise WireError("lobby.seat_taken",
                             f"seat {seat} of {self.id} is taken by {self.slots[seat].name}",
                             ref=ref)
-        if reserved_for(self, seat) not in (None, conn.peer_identity):   # TABLE-16
+        if self.reserved.get(seat) not in (None, conn.peer_identity):   # TABLE-16
             raise WireError("lobby.seat_taken",
                             f"seat {seat} of {self.id} is kept for a rematch", ref=ref)
         slot = self.slots[seat]
@@ -437,7 +435,7 @@ class TableRoom:
         hands gets its grace period first: no hand is wasted on it)."""
         driver = self.driver
         if driver is None or self.status != "playing" or not driver.can_deal() \
-                or self._dealing or self.pause.holding(self._maybe_deal):
+                or self._dealing or self.pause.holding(guarded(self, self._maybe_deal)):
             return
         if not all(s.taken and s.conn is not None for s in self.slots):
             for i, s in enumerate(self.slots):      # a seat away between hands: its grace
