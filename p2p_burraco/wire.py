@@ -143,7 +143,8 @@ ERROR_CODES: dict[str, str] = {
     # host
     "host.busy": "this connection's request budget is spent: ask again later",
     "host.shutdown": "the host is stopping (fatal)",
-    "host.internal": "the host failed while handling the frame (state unchanged)",
+    "host.internal": "a bug of the host while handling the frame: outside a table nothing "
+                     "changed; at a table that table is closed for every seat",
     "host.disk_full": "the host cannot write its journal (no space, I/O error): the frame "
                       "was not applied; reconnect and resync, it goes on once it can write "
                       "(fatal, retryable)",
