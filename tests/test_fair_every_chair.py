@@ -553,3 +553,28 @@ def test_a_seat_that_abandons_and_never_signs_off_leaves_the_hand_complete() -> 
     report = audit_transcript(record.transcript)
     assert report.signed == [0] and report.unsigned == [] and report.excused == [1]
     assert not report.verdict.faults
+
+
+@pytest.mark.parametrize("altered_first", [True, False])
+def test_a_copy_whose_hand_start_was_altered_never_outranks_the_signed_one(
+        tmp_path: Path, altered_first: bool) -> None:
+    """AUDIT-4: two copies that differ in their hand_start, one altered where no key signed:
+    the hand stands on the signed one, whatever the order the files are given in, and the
+    altered file is the one named — never the honest copy, the host or a seat."""
+    t = play("briscola", 2, seed=21, hands=1)
+    tr = t.records[0].transcript
+    bent = dict(tr.entries[0])
+    bent["sig"] = bytes(64)
+    altered = Transcript([bent, *tr.entries[1:]], tr.hand_end, tr.sign_offs)
+    a, b = tmp_path / "honest", tmp_path / "altered"
+    a.mkdir()
+    b.mkdir()
+    tr.save(str(a / "hand-001.p2pb"))
+    altered.save(str(b / "hand-001.p2pb"))
+    files = [b / "hand-001.p2pb", a / "hand-001.p2pb"]
+    _, audits = verdict_of(files if altered_first else files[::-1])
+    faults = [f for ma in audits for f in [*ma.faults, *(x for h in ma.hands for x in h.faults)]]
+    assert not [f for f in faults if f.party in ("host", "seat")], faults
+    assert not [f for f in faults if f.what == "bad_hand_start"], faults
+    (two,) = [f for f in faults if f.what == "two_records"]
+    assert f"{a}/hand-001.p2pb and {b}/hand-001.p2pb" in two.detail, two.detail

@@ -197,14 +197,18 @@ def merge_copies(copies: Sequence[tuple[str, Transcript]]) -> MergedHand:
 
 def _one_hand_start(copies: Sequence[tuple[str, Transcript]], faults: list[Fault]
                     ) -> Sequence[tuple[str, Transcript]]:
-    """The copies of the hand_start most copies hold: two different ones the host signed
-    are its fault (it dealt the hand twice); else the other copy is a second record."""
+    """The copies of the hand_start signed by its host key that most copies hold: two
+    different ones the host signed are its fault (it dealt the hand twice); else the other
+    copy is a second record, named as the one whose hand_start is not the host's."""
     starts: dict[bytes | None, list[tuple[str, Transcript]]] = {}
     for p, t in copies:
         starts.setdefault(_safe_hash(t.entries[0]), []).append((p, t))
     if len(starts) == 1:
         return copies
-    groups = sorted(starts.values(), key=lambda g: -len(g))
+    # a copy whose hand_start its own host key signed stands before one altered where no
+    # key signed (even one held by more copies: an edit is not outvoted into the truth)
+    groups = sorted(starts.values(), key=lambda g: (
+        not _verifies(g[0][1].entries[0].get("host_key"), g[0][1].entries[0]), -len(g)))
     main_hs = groups[0][0][1].entries[0]
     key = main_hs.get("host_key")
     for g in groups[1:]:
