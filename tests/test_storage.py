@@ -303,6 +303,29 @@ def test_one_statement_per_seq(tmp_path: Path) -> None:
     assert mode(log) == 0o600
 
 
+def test_a_damaged_statement_log_is_kept_and_said_never_cut(tmp_path: Path) -> None:
+    """Damage inside a seat's own signed statements (not a torn tail) is refused, naming the
+    file, and the file stays byte for byte: cutting it would forget statements already sent,
+    and the seat could then sign another one at the same seq."""
+    store = FileSeatStore(tmp_path / "id")
+    store.use_match(b"\x11" * 16)
+    hand = b"\x22" * 16
+    a = {"type": "commit", "hand_id": hand, "seat": 0, "seq": 0, "prev_hash": b"\0" * 32,
+         "commitment": b"\1" * 32, "x25519": b"\2" * 32, "sig": b"\3" * 64}
+    for seq in range(3):
+        store.save_statement({**a, "seq": seq})
+    log = next((tmp_path / "id").rglob(f"{hand.hex()}.log"))
+    data = bytearray(log.read_bytes())
+    data[len(data) // 2] ^= 0xFF                    # inside the second record
+    log.write_bytes(bytes(data))
+    fresh = FileSeatStore(tmp_path / "id")
+    with pytest.raises(StoreError, match=str(log)):
+        fresh.statements(hand)
+    with pytest.raises(StoreError, match="damaged"):
+        fresh.save_statement({**a, "seq": 3})
+    assert log.read_bytes() == bytes(data)
+
+
 def test_match_record_round_trip_and_private_modes(tmp_path: Path) -> None:
     root = tmp_path / "identities" / "alice"
     store = FileSeatStore(root)

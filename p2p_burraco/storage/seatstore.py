@@ -25,7 +25,15 @@ from typing import Any
 import msgpack
 
 from ..table.store import StoreError, check_new_statement
-from .files import AppendLog, ensure_dir, read_private, read_records, write_private, write_record
+from .files import (
+    AppendLog,
+    LogDamaged,
+    ensure_dir,
+    read_private,
+    scan_log,
+    write_private,
+    write_record,
+)
 
 
 class FileSeatStore:
@@ -92,7 +100,11 @@ class FileSeatStore:
                 old.close()
             self._logs.clear()
             path = ensure_dir(self._current / "signed", private=True) / f"{hand_id.hex()}.log"
-            log = AppendLog.open(path)
+            try:                    # a torn tail is cut; damage inside is kept and said
+                log = AppendLog.open(path, strict=True)
+            except LogDamaged as exc:
+                raise StoreError(f"this seat's own statements are damaged: {exc}; the file "
+                                 "is kept as it is") from None
             self._logs[hand_id] = log
         return log
 
@@ -110,7 +122,11 @@ class FileSeatStore:
                 continue
             path = d / "signed" / f"{hand_id.hex()}.log"
             if path.exists():
-                for r in read_records(path)[0]:
+                scan = scan_log(path)
+                if scan.damage is not None:      # never read past it as if it were the end
+                    raise StoreError(f"this seat's own statements are damaged: {path} at "
+                                     f"byte {scan.damage}: {scan.reason}; the file is kept")
+                for r in scan.records:
                     m = msgpack.unpackb(r, raw=False)
                     found[int(m["seq"])] = m
                 break
