@@ -85,3 +85,20 @@ def test_table_16_a_rematch_that_cannot_be_written_is_refused_and_changes_nothin
         host.rematches.ask(conn, "t1", 7)  # type: ignore[arg-type]
     assert caught.value.path == tmp_path / "ended.msgpack"
     assert host.lobby.tables == tables and host.rematches.offers["t1"].new_table is None
+
+
+@pytest.mark.parametrize("name", ["ended.msgpack", "lobby.json"])
+def test_fresh_keeps_a_file_that_does_not_read_under_another_name(
+        tmp_path: Path, name: str, caplog: pytest.LogCaptureFixture) -> None:
+    """`--fresh` reads neither file; one that does not read is moved aside and said, never
+    overwritten by the run's first write (a damaged file is kept)."""
+    damaged = tmp_path / name
+    damaged.write_bytes(b"\x93not what it should be")
+    net = Loopback()
+    with caplog.at_level("INFO"):
+        HostNode(net.clock, HostConfig(data_dir=tmp_path, game="briscola", players=2,
+                                       hands=1, resume=False))
+    assert not damaged.exists()
+    (aside,) = tmp_path.glob(f"{name}.damaged-*")
+    assert aside.read_bytes() == b"\x93not what it should be"
+    assert aside.name in caplog.text, caplog.text

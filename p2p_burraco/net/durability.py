@@ -301,6 +301,22 @@ class LobbyRecord:
         save_lobby(self.node)
 
 
+def set_aside_unreadable(node: HostNode) -> None:
+    """`--fresh`: lobby.json and ended.msgpack are not read, but one that does not read is
+    moved aside under a name of its own and said, never overwritten by this run's first
+    write (a damaged file is kept)."""
+    from ..storage.ended import ENDED, load_ended
+    from ..storage.journal import set_aside
+    from ..storage.lobby import LOBBY, load_lobby
+
+    for name, read in ((LOBBY, load_lobby), (ENDED, load_ended)):
+        try:
+            read(node.data_dir)
+        except ValueError as exc:
+            aside = set_aside(node.data_dir / name, "damaged")
+            node.say(f"{exc}: kept as {aside.name}, not read (--fresh)")
+
+
 def restore_lobby(node: HostNode) -> None:
     """At start: the waiting tables a previous run left, each seat held for its player (a
     host bot's restarted) for the grace period; a table whose options are this start's
@@ -313,7 +329,7 @@ def restore_lobby(node: HostNode) -> None:
         tables = load_lobby(node.data_dir)
     except ValueError as exc:
         raise HostRefused(f"will not start: {exc}; nothing was changed — move it away, or "
-                          "start with --fresh") from None
+                          "start with --fresh (which keeps it under another name)") from None
     c = node.config
     for t in tables:
         if t["id"] in node.lobby.tables:

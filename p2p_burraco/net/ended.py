@@ -79,7 +79,7 @@ def restore_ended(node: HostNode) -> None:
         body = load_ended(node.data_dir)
     except ValueError as exc:
         raise HostRefused(f"will not start: {exc}; nothing was changed — move it away, or "
-                          "start with --fresh") from None
+                          "start with --fresh (which keeps it under another name)") from None
     if not body:
         return
     node.lobby.next_id = max(node.lobby.next_id, int(body.get("next_table", 1)))

@@ -660,6 +660,10 @@ class HostNode(ServerFactory):
             from .durability import restore_lobby
 
             restore_lobby(self)
+        else:
+            from .durability import set_aside_unreadable
+
+            set_aside_unreadable(self)
         if self.config.default_table and self.default_room is None:
             self.open_default_table()
 

@@ -294,7 +294,7 @@ def _stamp() -> str:
     return f"{_dt.datetime.now(_dt.UTC):%Y%m%dT%H%M%S}"
 
 
-def _set_aside(path: Path, tag: str) -> Path:
+def set_aside(path: Path, tag: str) -> Path:
     """Rename `path` to a name of its own beside it (never deleted, never overwritten)."""
     base = f"{path.name}.{tag}-{_stamp()}"
     target = path.with_name(base)
@@ -348,20 +348,20 @@ def salvage(problem: MatchProblem) -> str:
                 keep.append(found[j][1])
             lost = lost or bool(bad and bad[-1] > found[start][0])
     if keep:
-        aside = _set_aside(path, "damaged")
+        aside = set_aside(path, "damaged")
         write_private(path, b"".join(frame_record(r) for r in keep))
         moved = []
         for rec in hand_records(d):
             number = rec.name.removeprefix("hand-").removesuffix(".p2pb")
             if number.isdigit() and int(number) > hand_no:
-                moved.append(_set_aside(rec, "superseded").name)
+                moved.append(set_aside(rec, "superseded").name)
         told = f" (hand records past it moved aside: {', '.join(moved)})" if moved else ""
         where = f"after hand {hand_no}" if hand_no else "at the start of the match"
         tail = ("; events after the damage are lost" if lost else
                 "; no event after it was lost")
         return (f"{d}: the damaged journal is kept as {aside.name}; the match resumes from "
                 f"its last good checkpoint, {where}{tail}{told}")
-    aside_name = _set_aside(path, "damaged").name if path.exists() else None
+    aside_name = set_aside(path, "damaged").name if path.exists() else None
     report = {"set_aside": _dt.datetime.now(_dt.UTC).isoformat(), "kind": problem.kind,
               "problem": problem.message, "damaged_journal": aside_name,
               "hand_records": [p.name for p in hand_records(d)]}
