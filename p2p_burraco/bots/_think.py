@@ -17,7 +17,7 @@ from ..errors import UsageError
 
 HARD_STOP = 1.2
 """The search stops at this many times its budget, whatever the iterations say: checked
-inside a deal's playouts too (`Budget.expired`), so a move overruns it by at most one bot
+inside a deal's playouts too (`Budget.check`), so a move overruns it by at most one bot
 decision of a playout — the table waits at most ~1.25 × `--think`."""
 
 
@@ -45,10 +45,6 @@ class Budget:
         self.iterations = max(minimum, int(think / cost_per_iteration))
         begun = time.perf_counter() if started is None else started
         self.deadline = begun + HARD_STOP * think
-
-    def expired(self) -> bool:
-        """Past the safety-net deadline? (Asked inside playouts: no minimum.)"""
-        return time.perf_counter() > self.deadline
 
     def check(self) -> None:
         """OutOfTime once past the deadline (a playout's loop calls it at each step)."""

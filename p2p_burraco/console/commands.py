@@ -60,10 +60,6 @@ class Command:
     def help(self) -> str:
         return self.text("en")
 
-    @property
-    def help_it(self) -> str:
-        return self.text("it")
-
     def word(self, lang: str | None = "en") -> str:
         """The command's word in `lang`: its name, or its first Italian alias."""
         return self.aliases[0] if lang == "it" and self.aliases else self.name

@@ -59,13 +59,6 @@ SUIT_ORDER: dict[Suit | None, int] = {
 }
 
 
-CLOCK_KINDS = ("turn", "match_clock", "step", "grace")
-"""The clocks the host runs (PROTOCOL.md § 8.11): a move (TABLE-1), a seat's whole match
-(TABLE-2), an automatic step (TABLE-5), an absent seat's grace (TABLE-6)."""
-
-CLOCK_RULE = {"turn": "TABLE-1", "match_clock": "TABLE-2", "step": "TABLE-5",
-              "grace": "TABLE-6"}
-
 ABANDON_QUESTION = "q.abandon"
 """Asked by `abandon` (a catalog id); fits a 100-column banner."""
 ABANDON_CONFIRM = frozenset({"abandon", "abbandona", "yes", "y", "si", "sì"})
@@ -165,11 +158,6 @@ def hand_positions(state: HandState, seat: Seat) -> list[Pos]:
     """The deck positions now in `seat`'s hand, from the engine's own location list."""
     place = f"hand:{seat}"
     return [pos for where, pos in state.physical_locations() if where == place]
-
-
-def format_violation(exc: RuleViolation) -> str:
-    """The refusal with its rule id, as `why` and the records say it."""
-    return f"refused: {exc.message} [{exc.rule_id}]"
 
 
 class ConsoleModel:

@@ -121,11 +121,6 @@ class LogScan:
     damage: int | None = None
     reason: str = ""
 
-    @property
-    def torn(self) -> int:
-        """Bytes of an incomplete last record (cut by `AppendLog.open`)."""
-        return self.size - self.good if self.damage is None else 0
-
 
 def _whole_record_at(data: bytes, pos: int, empty: bool = True) -> int | None:
     """The end of a whole, CRC-valid record starting at `pos` (an empty one only if

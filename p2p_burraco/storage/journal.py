@@ -281,15 +281,6 @@ def survey(root: Path) -> tuple[list[LoadedMatch], list[MatchProblem]]:
     return out, problems
 
 
-def unfinished(root: Path) -> list[LoadedMatch]:
-    """Every match under `root` whose journal has no `end` (a host that stopped mid-match);
-    raises `JournalDamaged` for the first match that cannot be read as it is."""
-    loaded, problems = survey(root)
-    for p in problems:
-        raise JournalDamaged(p.directory / JOURNAL, p.offset or 0, p.message)
-    return loaded
-
-
 def _stamp() -> str:
     return f"{_dt.datetime.now(_dt.UTC):%Y%m%dT%H%M%S}"
 

@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeGuard
@@ -49,7 +48,7 @@ from ..games.base import forfeit_result
 from .audit import HandAudit, audit_transcript
 from .chain import FIRST, Before, Binding, chain_faults, same_state, state_diff
 from .matchstate import MatchState, MatchStateError
-from .records import MergedHand, merge_copies
+from .records import HAND_FILE, MergedHand, merge_copies
 from .statements import carried_sign_offs, merge_sign_offs, sign_off_problem
 
 FAIR, CHEAT, INCOMPLETE = "fair", "cheat", "incomplete"
@@ -68,7 +67,6 @@ CHAIN_FAULTS = frozenset({
 """Faults of a host-signed hand_start against the match chain (`where` 0)."""
 
 _RANK = {"record": 1, "seat": 2, "host": 3}
-_HAND_FILE = re.compile(r"^hand-(\d+)\.p2pb$")
 
 
 def _is_int(v: Any) -> TypeGuard[int]:
@@ -714,7 +712,7 @@ def _check_names(ma: MatchAudit) -> None:
     match, and a name that contradicts the signed hand number was changed by hand."""
     wrong = []
     for h in ma.hands:
-        m = _HAND_FILE.match(os.path.basename(h.path))
+        m = HAND_FILE.match(os.path.basename(h.path))
         if m and h.hand_no >= 0 and int(m.group(1)) != h.hand_no + 1:
             wrong.append(f"{os.path.basename(h.path)} holds hand {h.hand_no + 1}")
     if wrong:

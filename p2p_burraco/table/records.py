@@ -284,7 +284,8 @@ def _weigh_fork(hs: Mapping[str, Any], main: tuple[str, Transcript, list[bytes]]
 # match id), each hand's copies merged above.
 
 _MATCH_DIR = re.compile(r"(?:^|-)([0-9a-f]{32})$")
-_HAND_FILE = re.compile(r"^hand-(\d+)\.p2pb$")
+HAND_FILE = re.compile(r"^hand-(\d+)\.p2pb$")
+"""A hand record's file name (hand-NNN.p2pb), its number in the group."""
 
 
 @dataclass

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import vp as vpt
-from .movement import Round, Table
+from .movement import Round
 
 
 @dataclass(frozen=True)
@@ -129,11 +129,3 @@ def ranking(lines: Sequence[Line]) -> list[Line]:
 
         out.extend(sorted(group, key=lambda ln: (-h2h(ln), ln.entrant)))
     return out
-
-
-def table_of(rnd: Round, entrant: int) -> tuple[int, Table] | None:
-    """(table number, table) where `entrant` plays in `rnd`, None for a bye."""
-    for i, tb in enumerate(rnd.tables):
-        if entrant in tb.a or entrant in tb.b:
-            return i, tb
-    return None
