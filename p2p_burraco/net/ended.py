@@ -105,7 +105,7 @@ def last_hand(node: HostNode, table: str) -> list[tuple[str, dict[str, Any]]]:
     that was away when that hand closed lacks to hold its own proof of it. Nothing when the
     record is not there or does not read (the seat still hears the result)."""
     from ..fairdeal.transcript import Transcript
-    from ..table import messages as tm
+    from .room import closed_frames
 
     path = node.ended_last.get(table)
     if path is None:
@@ -116,6 +116,4 @@ def last_hand(node: HostNode, table: str) -> list[tuple[str, dict[str, Any]]]:
         node.say(f"{table}: the last hand's record {path} does not read ({exc}); a returning "
                  "seat hears only the result")
         return []
-    if record.hand_end is None:
-        return []
-    return [(str(e["type"]), tm.body_of(e)) for e in [*record.entries, record.hand_end]]
+    return closed_frames(record)

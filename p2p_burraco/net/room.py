@@ -339,9 +339,8 @@ class TableRoom:
                           "names is not this table's last closed hand, or its record is not "
                           "on disk; it goes on without it")
             return
-        assert record.hand_end is not None    # a closed hand's record ends with it
-        for entry in [*record.entries, record.hand_end]:
-            self.send_to(seat, str(entry["type"]), tm.body_of(entry))
+        for mtype, body in closed_frames(record):
+            self.send_to(seat, mtype, body)
 
     def _run(self, event: dict[str, Any], sender: int | None = None,
              ref: int | None = None) -> Step:
@@ -630,6 +629,14 @@ def write_json(path: Path, value: Any) -> None:
 
     write_record(path, json.dumps(value, indent=2, sort_keys=True,
                                   default=_json_default).encode() + b"\n")
+
+
+def closed_frames(record: Transcript) -> list[tuple[str, dict[str, Any]]]:
+    """A closed hand's record as the frames that tell it again: its log from the signed
+    hand_start, then the hand_end with every sign-off (none for a record without one)."""
+    if record.hand_end is None:
+        return []
+    return [(str(e["type"]), tm.body_of(e)) for e in [*record.entries, record.hand_end]]
 
 
 def read_closed_record(directory: Path, hand_no: int, hand_id: bytes,
