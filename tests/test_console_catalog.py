@@ -59,6 +59,10 @@ def test_engine_lines_in_italian_and_the_engine_italian_in_english() -> None:
     assert engine_text("it", "connected to 10.0.0.2:7777 as seat 0 of t1") == \
         "connesso a 10.0.0.2:7777: posto 0 di t1"          # no English "seat" left in Italian
     assert engine_text("it", "back at t1 as seat 2") == "di nuovo a t1, posto 2"
+    assert engine_text("it", "time ran out: the bot plays meld 7h 8h 9h for you") == \
+        "tempo scaduto: il bot gioca cala 7h 8h 9h per te"      # the step's verb too
+    assert "posto 2" in engine_text("it", "a chat line for seat 2 breaking the text rule "
+                                          "was dropped")
     assert engine_text("en", "abbandono: punti in gioco (max 20)").startswith("abandonment")
     assert engine_text("en", "Kc is not in your hand") == "Kc is not in your hand"
     assert engine_text("it", "something nobody wrote") == "something nobody wrote"

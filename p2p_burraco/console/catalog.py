@@ -115,6 +115,15 @@ def _engine_patterns() -> list[tuple[re.Pattern[str], str]]:
 _NESTED = ("why", "what")
 """Fields that are themselves engine sentences (a meld's reason after its cards)."""
 
+_STEPS = ("action",)
+"""Fields that are a step in console words (`draw`, `meld 7h 8h 9h`): verbs translated."""
+
+
+def _verbs(lang: str | None, text: str) -> str:
+    from .words import verb_words  # words builds on this module
+
+    return verb_words(lang, text, hint=True)
+
 
 def engine_text(lang: str | None, text: str) -> str:
     """An English line from the engine or the table in `lang` (see the module's doc); the
@@ -132,7 +141,8 @@ def engine_text(lang: str | None, text: str) -> str:
             show = "show." + msg_id.removeprefix("engine.")
             return t("en", show) if show in messages("en") else text
         fields = {k: (engine_text(lang, v) if k in _NESTED else
-                      word(lang, v) if k.startswith("w_") else v)
+                      word(lang, v) if k.startswith("w_") else
+                      _verbs(lang, v) if k in _STEPS else v)
                   for k, v in m.groupdict().items()}
         return t(lang, msg_id, **fields)
     return text
