@@ -84,9 +84,16 @@ def match_options(args: argparse.Namespace, players: int | None) -> dict[str, An
         return {}
     if args.game != "burraco":
         raise UsageError("--each-for-himself is a Burraco option, not a Briscola one")
+    from ..games import get_game
+
+    spec = get_game("burraco")
+    variant = getattr(args, "variant", None) or spec.default_variant
     seats = players if players is not None else 4      # Burraco's default table
-    if seats not in (3, 5):
-        raise UsageError(f"--each-for-himself needs 3 or 5 players (--players 3), not {seats}")
+    try:                                # the engine says which tables it allows (FIBUR-38)
+        spec.new_match(spec.presets[variant], seats, first_dealer=0, each_for_himself=True)
+    except (KeyError, ValueError) as exc:
+        raise UsageError(f"--each-for-himself with {seats} players: {exc} "
+                         "(--players 3 or 5)") from None
     return {"each_for_himself": True}
 
 
