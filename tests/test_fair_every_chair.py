@@ -508,6 +508,24 @@ def test_a_host_signed_hand_start_naming_the_wrong_dealer_is_the_hosts_fault() -
     assert fault.party == "host" and "dealer" in fault.detail
 
 
+def test_a_host_signed_hand_start_with_one_name_too_few_is_refused_live_and_named_offline(
+        ) -> None:
+    """AUDIT-6: one check of a hand_start's shape, live and offline alike: a signed one
+    naming fewer players than seats halts the seat and is the host's fault in the audit."""
+    from p2p_burraco.fairdeal import signing
+    from p2p_burraco.fairdeal.deal import hand_start_problem
+
+    t = play("briscola", 2, seed=19, hands=1)
+    body = {k: v for k, v in t.records[0].transcript.entries[0].items() if k != "sig"}
+    body["names"] = ["only-one"]
+    bad = signing.sign(t.host_key, body)
+    problem = hand_start_problem(bad)
+    assert problem is not None and problem.signed and "name" in problem.why
+    report = audit_transcript(Transcript([bad], None, []))
+    (fault,) = [f for f in report.verdict.faults if f.what == "bad_hand_start"]
+    assert fault.party == "host" and "name" in fault.detail
+
+
 def test_a_copy_altered_where_no_key_signed_is_named_and_the_hand_stands(
         tmp_path: Path) -> None:
     """AUDIT-4: an honest copy and one altered after the fact (an action's signature no

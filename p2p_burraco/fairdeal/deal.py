@@ -127,6 +127,17 @@ def hand_start_problem(hs: Mapping[str, Any], *, verify_signature: bool = True
         if not isinstance(host_key, bytes):
             return problem("a hand_start naming no host key")
         Ed25519PublicKey.from_public_bytes(host_key)
+        names = hs["names"]
+        if not isinstance(names, list) or len(names) != n \
+                or not all(isinstance(x, str) for x in names):
+            return problem("hand_start: one name per seat expected")
+        if not isinstance(hs["match_id"], bytes) or len(hs["match_id"]) != 16:
+            return problem("a hand_start whose match_id is not 16 bytes")
+        no = hs["hand_no"]
+        if not isinstance(no, int) or isinstance(no, bool) or no < 0:
+            return problem(f"a hand_start numbered {no!r}")
+        if not isinstance(hs["prev_result"], bytes) or len(hs["prev_result"]) != 32:
+            return problem("a hand_start whose prev_result is not 32 bytes")
     except (KeyError, TypeError, ValueError) as exc:
         return problem(f"malformed hand_start ({exc})")
     if hs.get("at") != 0:

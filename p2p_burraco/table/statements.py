@@ -65,10 +65,7 @@ class HandStart:
             if isinstance(raw, Mapping) else HandStartProblem("not a hand_start", False)
         if problem is not None:
             raise HandStartError(problem.why, problem.signed)
-        names = raw.get("names")
-        if not isinstance(names, list) or len(names) != raw["n_seats"] \
-                or not all(isinstance(n, str) for n in names):
-            raise HandStartError("hand_start: one name per seat expected", True)
+        names = raw["names"]        # their shape, like every field's, is the one check's
         protocol = raw.get("protocol")
         return cls(MappingProxyType(dict(raw)), raw["hand_id"], _bytes(raw, "match_id", 16),
                    _uint(raw, "hand_no"), int(raw["n_seats"]),
