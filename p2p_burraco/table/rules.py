@@ -13,7 +13,8 @@ are ours, each with an id (TABLE-n). They are carried, host-signed, in every `ha
 - TABLE-4  Briscola: a move or match clock that runs out loses the match (BRISCOLA-24/26).
 - TABLE-5  a protocol step a connected seat owes (commit, pass, keys, seed, the bot's move
            after a timeout) must come within `step_ms`, else the seat stalls: TABLE-7.
-- TABLE-6  a seat that drops keeps its seat for `grace_ms`; past it, it has abandoned (TABLE-9).
+- TABLE-6  a seat that drops keeps its seat for `grace_ms`; past it, it has abandoned (TABLE-9),
+           or a host bot takes the seat where the table allows bots (TABLE-14).
 - TABLE-7  a fault proven against a seat (its own signed statement shows it: a wrong pass,
            key, seed, proof or point, a false alarm, a stall) loses its side the match by
            forfeit, with the evidence in the record.
