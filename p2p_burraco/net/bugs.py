@@ -60,12 +60,8 @@ def fail_room(room: TableRoom, sentence: str) -> None:
     node = room.node
     node.say(f"{room.id}: stopped by a bug of the host: {sentence}")
     room.status = advance(room.status, RoomStatus.OVER)
-    deadline = getattr(room, "_deadline", None)
-    if deadline is not None and deadline.active():
-        deadline.cancel()
+    room.stop_timers()
     for slot in room.slots:
-        if slot.away is not None and slot.away.active():
-            slot.away.cancel()
         conn = slot.conn
         if conn is not None and not conn.closing:
             conn.refuse(WireError("host.internal", f"{sentence}; this table is closed",

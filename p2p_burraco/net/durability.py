@@ -166,15 +166,8 @@ def stall(node: HostNode, room: TableRoom, exc: DiskFull, abort: bool = False) -
     node.say(f"disk full: {exc.path}")
     node.stalled[room.id] = room
     room.status = RoomStatus.STALLED
-    call = room._deadline
-    if call is not None and call.active():
-        call.cancel()
-    room._deadline = None
-    room._deadline_at = None
+    room.stop_timers()
     for slot in room.slots:
-        if slot.away is not None and slot.away.active():
-            slot.away.cancel()
-        slot.away = None
         conn, slot.conn = slot.conn, None
         if conn is None:
             continue

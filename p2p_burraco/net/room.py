@@ -452,21 +452,29 @@ class TableRoom:
         finally:
             self._dealing = False
 
-    def end_match(self) -> None:
-        driver, journal = self.driver, self.journal
-        assert driver is not None and journal is not None
-        self.status = advance(self.status, RoomStatus.OVER)
-        self.pause.cancel()
-        self.standings = driver.standings()
-        self.reason = driver.end_reason or "target"
+    def stop_timers(self) -> None:
+        """Every timer of this table off (the move clock, the seats' graces, the pause
+        between hands, a held end): a table that ends, stalls or stops for a bug must not
+        be woken by one later."""
+        if self._deadline is not None and self._deadline.active():
+            self._deadline.cancel()
+        self._deadline = None
+        self._deadline_at = None
         for slot in self.slots:
             if slot.away is not None and slot.away.active():
                 slot.away.cancel()
             slot.away = None
-        if self._deadline is not None and self._deadline.active():
-            self._deadline.cancel()
+        self.pause.cancel()
         if self._end_hold is not None and self._end_hold.active():
             self._end_hold.cancel()
+
+    def end_match(self) -> None:
+        driver, journal = self.driver, self.journal
+        assert driver is not None and journal is not None
+        self.status = advance(self.status, RoomStatus.OVER)
+        self.stop_timers()
+        self.standings = driver.standings()
+        self.reason = driver.end_reason or "target"
         outcome = driver.outcome
         result = {"table": self.id, "game": self.game, "variant": self.variant,
                   "players": self.players, "reason": self.reason,
