@@ -262,6 +262,12 @@ def _lobby_entry(room: TableRoom) -> dict[str, Any]:
             "reserved": {str(i): key.hex() for i, key in sorted(room.reserved.items())}}
 
 
+def _waiting_entries(node: HostNode) -> list[dict[str, Any]]:
+    """What lobby.json holds: each waiting table someone sits at."""
+    return [_lobby_entry(r) for r in node.lobby.tables.values()
+            if r.status == "waiting" and any(s.taken for s in r.slots)]
+
+
 def save_lobby(node: HostNode) -> None:
     """Write who sits at each waiting table (storage.lobby) if it changed since the last
     write. A disk that refuses it is said in one line; the lobby in memory goes on (the next
@@ -269,8 +275,7 @@ def save_lobby(node: HostNode) -> None:
     from ..storage.lobby import LOBBY
     from ..storage.lobby import save_lobby as write
 
-    tables = [_lobby_entry(r) for r in node.lobby.tables.values()
-              if r.status == "waiting" and any(s.taken for s in r.slots)]
+    tables = _waiting_entries(node)
     if tables == (node.lobby_saved if node.lobby_saved is not None else []):
         return
     try:
@@ -358,8 +363,7 @@ def restore_lobby(node: HostNode) -> None:
                 (room.game, room.variant, room.players, room.target, room.hands) == \
                 (c.game, variant, players, c.target, c.hands):
             node.default_room = room
-    node.lobby_saved = [_lobby_entry(r) for r in node.lobby.tables.values()
-                        if r.status == "waiting" and any(s.taken for s in r.slots)]
+    node.lobby_saved = _waiting_entries(node)
 
 
 def _room_class() -> type[TableRoom]:
