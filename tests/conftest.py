@@ -6,9 +6,11 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 
 import pytest
 from hypothesis import HealthCheck, settings
+from tcpkit import Kit
 
 # The suite starts dozens of Python processes (host, join, play, bench clients, the xdist
 # workers). Where the environment sets PYTHONDONTWRITEBYTECODE, each of them would compile
@@ -37,3 +39,11 @@ def pytest_xdist_auto_num_workers(config: object) -> int:
     waiting on other processes (host, join, play) or on sockets; the extra worker runs
     meanwhile (on 2 cores: about 58 s instead of 63 s for the whole suite here)."""
     return (os.cpu_count() or 1) + 1
+
+
+@pytest.fixture(scope="module")
+def kit() -> Iterator[Kit]:
+    """A reactor thread of its own for a test module's real-TCP hosts and peers (tcpkit)."""
+    k = Kit()
+    yield k
+    k.stop()

@@ -17,6 +17,7 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from twisted.internet.threads import blockingCallFromThread
+from waits import PATIENCE, wait_until
 
 from p2p_burraco import wire
 from p2p_burraco.net import identity as ident
@@ -42,6 +43,12 @@ class Kit:
     def call(self, f: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """f(*args, **kwargs) in the reactor thread; its result (a Deferred is waited for)."""
         return blockingCallFromThread(self.reactor, f, *args, **kwargs)
+
+    def wait_until(self, predicate: Callable[[], object], what: str = "the table to get there",
+                   timeout: float = PATIENCE) -> None:
+        """Until predicate() — read in the reactor thread — holds: an event, never a fixed
+        sleep; fails naming `what` after `timeout`."""
+        wait_until(lambda: self.call(predicate), what, timeout, poll=0.01)
 
     def start_host(self, config: Any, **kwargs: Any) -> Any:
         from p2p_burraco.net.host import start_host

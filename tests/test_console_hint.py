@@ -4,8 +4,6 @@ turns them off and every console says so."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,21 +20,6 @@ from p2p_burraco.net.peer import connect_peer
 pytestmark = pytest.mark.network
 
 
-@pytest.fixture(scope="module")
-def kit() -> Iterator[Kit]:
-    k = Kit()
-    yield k
-    k.stop()
-
-
-def wait(kit: Kit, predicate: Callable[[], bool], limit: float = 60.0) -> None:
-    """Until predicate() (read in the reactor thread) holds: events, not a fixed sleep."""
-    deadline = time.monotonic() + limit
-    while not kit.call(predicate):
-        assert time.monotonic() < deadline, "the table never got there"
-        time.sleep(0.01)
-
-
 def seated_console(kit: Kit, tmp_path: Path, hints: bool, lang: str = "en"
                    ) -> tuple[Any, ConsoleModel, Any]:
     """A host on 127.0.0.1 (Briscola, 2 seats, a host bot at seat 1) and a console model
@@ -51,7 +34,7 @@ def seated_console(kit: Kit, tmp_path: Path, hints: bool, lang: str = "en"
     model = ConsoleModel("Ann", game="briscola", lang=lang)
     peer = kit.call(connect_peer, kit.reactor, host, port, "Ann", model, None,
                     tmp_path / "ann", table=room.id, seat=0)
-    wait(kit, lambda: model.lobby_table is not None and model.lobby_table.id is not None)
+    kit.wait_until(lambda: model.lobby_table is not None and model.lobby_table.id is not None)
     return node, model, peer
 
 
@@ -61,7 +44,7 @@ def test_hint_shows_the_heuristic_move_once_a_turn_and_plays_nothing(kit: Kit,
     try:
         assert "hints on" in " ".join("".join(t for _, t in ln) for ln in
                                       kit.call(lobby_lines, model, 80))
-        wait(kit, lambda: model.my_turn)
+        kit.wait_until(lambda: model.my_turn)
         played = kit.call(lambda: sum(1 for ln in model.log if ln.action is not None))
         hand = kit.call(lambda: [c for _, c in model.hand_cards()])
         assert kit.call(run_command, model, "hint")
@@ -81,7 +64,7 @@ def test_hint_shows_the_heuristic_move_once_a_turn_and_plays_nothing(kit: Kit,
         card = move.split(" ", 1)[1]
         index = [model.card_label(c) for c in hand].index(card) + 1
         assert kit.call(run_command, model, f"play {index}")
-        wait(kit, lambda: model.my_turn or model.outcomes != [])
+        kit.wait_until(lambda: model.my_turn or model.outcomes != [])
         if model.my_turn:                                     # the next turn: a new hint
             assert kit.call(run_command, model, "hint")
     finally:
@@ -94,7 +77,7 @@ def test_no_hints_at_a_serious_table(kit: Kit, tmp_path: Path) -> None:
     try:
         assert "niente suggerimenti" in " ".join(
             "".join(t for _, t in ln) for ln in kit.call(lobby_lines, model, 80))
-        wait(kit, lambda: model.my_turn)
+        kit.wait_until(lambda: model.my_turn)
         assert not kit.call(run_command, model, "suggerimento")
         assert "niente suggerimenti" in (model.error or "") and model.message != "hint"
         assert kit.call(lambda: model.my_turn)                 # nothing was played

@@ -6,7 +6,6 @@ the same seats; a stranger cannot take a kept seat, and nobody is seated before 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,6 @@ from p2p_burraco.net.host import HostConfig
 from p2p_burraco.net.peer import connect_peer
 
 pytestmark = pytest.mark.network
-
-
-@pytest.fixture(scope="module")
-def kit() -> Iterator[Kit]:
-    k = Kit()
-    yield k
-    k.stop()
-
-
-def wait(kit: Kit, predicate: Callable[[], bool], limit: float = 60.0) -> None:
-    deadline = time.monotonic() + limit
-    while not kit.call(predicate):
-        assert time.monotonic() < deadline, "the table never got there"
-        time.sleep(0.01)
 
 
 def person(kit: Kit, node: Any, tmp_path: Path, name: str, seat: int
@@ -75,7 +60,7 @@ def test_table_16_a_rematch_when_every_person_asks(kit: Kit, tmp_path: Path) -> 
         first = [list(o.result.points) for o in ann.outcomes]
         assert first and "rematch" in (ann.message or "")
         assert kit.call(run_command, ann, "rematch")
-        wait(kit, lambda: ann.lobby_table is not None and ann.lobby_table.id not in (None, "t1"))
+        kit.wait_until(lambda: ann.lobby_table is not None and ann.lobby_table.id not in (None, "t1"))
         new_table = ann.lobby_table.id
         # a stranger may not take Bob's kept seat, nor sit by asking for the rematch
         cy = Client(node.address(), name="Cy")
@@ -89,7 +74,7 @@ def test_table_16_a_rematch_when_every_person_asks(kit: Kit, tmp_path: Path) -> 
         room = kit.call(lambda: node.lobby.tables[new_table])
         assert kit.call(lambda: room.status) == "waiting"
         assert kit.call(run_command, bob, "rivincita")   # everyone has asked: it is on
-        wait(kit, lambda: ann.my_turn or bob.my_turn)
+        kit.wait_until(lambda: ann.my_turn or bob.my_turn)
         assert kit.call(lambda: room.status) == "playing"
         assert (ann.seat, bob.seat) == (0, 1) and bob.lobby_table.id == new_table
         assert ann.outcomes == [] and ann.hand_no == 1          # a new match, afresh
@@ -122,7 +107,7 @@ def test_table_16_the_hosts_bots_sit_down_again_at_once(kit: Kit, tmp_path: Path
         ann, link = person(kit, node, tmp_path, "Ann", 0)
         play_out(kit, [ann])
         assert kit.call(run_command, ann, "rivincita")
-        wait(kit, lambda: ann.my_turn or ann.hand_no == 1)
+        kit.wait_until(lambda: ann.my_turn or ann.hand_no == 1)
         new_table = ann.lobby_table.id
         assert new_table != "t1"
         room = kit.call(lambda: node.lobby.tables[new_table])

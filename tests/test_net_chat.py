@@ -5,7 +5,6 @@ the peer's side (only a line its seat signed is shown, once) on a PeerNode direc
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,13 +18,6 @@ from p2p_burraco.console.model import ConsoleModel
 from p2p_burraco.net.host import HostConfig
 from p2p_burraco.net.peer import PeerConfig, PeerNode
 from p2p_burraco.table.events import ChatSaid, SeatEvent, TableLine
-
-
-@pytest.fixture(scope="module")
-def kit() -> Iterator[Kit]:
-    k = Kit()
-    yield k
-    k.stop()
 
 
 def seated(address: tuple[str, int], name: str) -> Client:

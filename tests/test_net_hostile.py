@@ -14,12 +14,11 @@ import select
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tcpkit import Client, Closed, Kit, header
 from waits import load_scale, wait_until
 
@@ -156,13 +155,6 @@ def _flood(mtype: str, body: dict[str, Any], n: int) -> Callable[[Client, float]
         except OSError:                       # not read any more, or closed
             pass
     return flood
-
-
-@pytest.fixture(scope="module")
-def kit() -> Iterator[Kit]:
-    k = Kit()
-    yield k
-    k.stop()
 
 
 def test_hostile_clients_are_cut_off_and_the_match_finishes(kit: Kit, tmp_path: Path) -> None:

@@ -335,13 +335,6 @@ def _versions(h: Host) -> Client:
     return c
 
 
-@pytest.fixture(scope="module")
-def kit() -> Iterator[Kit]:
-    k = Kit()
-    yield k
-    k.stop()
-
-
 @pytest.fixture
 def make_host(kit: Kit, tmp_path: Path) -> Iterator[Callable[[dict[str, Any]], Host]]:
     hosts: list[Host] = []

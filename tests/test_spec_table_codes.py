@@ -17,7 +17,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 from tcpkit import Client, Kit
 from waits import wait_until
 
@@ -112,13 +111,6 @@ class Seat:
 def commit(s: Seat, **kw: Any) -> dict[str, Any]:
     return s.statement("commit", commitment=kw.pop("commitment", bytes(range(32))),
                        x25519=kw.pop("x25519", bytes([9] + [0] * 31)), **kw)
-
-
-@pytest.fixture(scope="module")
-def kit() -> Iterator[Kit]:
-    k = Kit()
-    yield k
-    k.stop()
 
 
 @contextmanager
