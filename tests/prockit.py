@@ -76,6 +76,7 @@ class HostProcess:
         self.data = data or tmp / "host"
         self.args = args
         self.lines: list[str] = []
+        self._tail = ""                          # an unfinished last line, until it ends
         self.port = port
         self.spawn(listen=listen)
 
@@ -96,13 +97,20 @@ class HostProcess:
             self.port = int(m.group(1))
 
     def read(self) -> None:
+        """What the process printed since: whole lines only (a line that came in two reads
+        is one line), and its last, unfinished one once it has exited."""
         stream = self.proc.stdout
+        exited = self.proc.poll() is not None
         try:
             chunk = stream.read() if stream is not None else None
         except (BlockingIOError, TypeError):
-            return
+            chunk = None
         if chunk:
-            self.lines.extend(chunk.splitlines())
+            *whole, self._tail = (self._tail + chunk).split("\n")
+            self.lines.extend(line.rstrip("\r") for line in whole)
+        if exited and self._tail:
+            self.lines.append(self._tail)
+            self._tail = ""
 
     def wait_for(self, pattern: str, timeout: float = 60, since: int = 0) -> str:
         """The first line from `since` on matching `pattern`; an AssertionError with the
